@@ -1,0 +1,202 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ScriptedModel } from '../../test/support/scripted-model.js';
+import { MessageBus } from '../bus/message-bus.js';
+import type { AgentEvent, InboundMessage, OutboundMessage } from '../bus/messages.js';
+import { estimateRequestTokens } from '../llm/token-estimate.js';
+import { AgentRuntime, type AgentSettings } from './agent-runtime.js';
+import { ContextBuilder } from './context-builder.js';
+import { MemorySessionStore } from './memory-session-store.js';
+import { ToolRegistry } from './tool-registry.js';
+import { ensureWorkspaceFiles } from './workspace-files.js';
+
+const settings: AgentSettings = {
+  maxRounds: 5,
+  maxConcurrency: 4,
+  maxToolResultChars: 1000,
+  repeatLimit: 3,
+  historyReserveTokens: 100,
+};
+
+function setup(model = new ScriptedModel(), overrides: Partial<AgentSettings> = {}) {
+  const workspace = mkdtempSync(join(tmpdir(), 'wren-runtime-'));
+  ensureWorkspaceFiles(workspace);
+  const bus = new MessageBus();
+  const store = new MemorySessionStore();
+  const runtime = new AgentRuntime({
+    bus,
+    store,
+    model,
+    registry: new ToolRegistry(),
+    context: new ContextBuilder({ workspace, timezone: 'UTC', now: () => new Date('2026-11-30T10:00:00Z') }),
+    workspace,
+    settings: () => ({ ...settings, ...overrides }),
+  });
+  runtime.start();
+  let n = 0;
+  const send = (text: string, chatId = 'chat', extra: Partial<InboundMessage> = {}) =>
+    bus.request({ id: `m${++n}`, channel: 'test', senderId: 'owner', chatId, text, ...extra });
+  return { bus, store, runtime, model, send };
+}
+
+const lastUserText = (model: ScriptedModel, index: number) => {
+  const user = model.requests[index]!.messages.filter((message) => message.role === 'user').at(-1);
+  return typeof user?.content === 'string' ? user.content : '';
+};
+
+describe('AgentRuntime', () => {
+  it('answers, stores the turn and keeps history in the session', async () => {
+    const { send, model, store } = setup();
+    model.script({ text: 'hello' }, { text: 'again' });
+    const first = await send('hi');
+    expect(first).toMatchObject({ kind: 'reply', text: 'hello', replyTo: 'm1' });
+    const second = await send('second');
+    expect(second.sessionId).toBe(first.sessionId);
+    expect(model.requests[1]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    const stored = await store.recentMessages(first.sessionId, 1e9);
+    expect(stored.map((item) => item.message.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(stored[0]!.message).toEqual({ role: 'user', content: 'hi' });
+  });
+
+  it('puts the time and channel in front of the newest user message only, keeping the system prompt stable', async () => {
+    const { send, model } = setup();
+    await send('one');
+    await send('two');
+    expect(lastUserText(model, 1)).toBe('[now: Mon 2026-11-30 10:00 UTC · via test]\ntwo');
+    expect(model.requests[1]!.messages[0]).toEqual({ role: 'user', content: 'one' });
+    expect(model.requests[0]!.system).toEqual(model.requests[1]!.system);
+    expect(model.requests[0]!.system[0]!.text).toMatch(/You are Wren/);
+  });
+
+  it('queues a second message to a busy session behind the first', async () => {
+    const { send, model } = setup();
+    let release!: () => void;
+    model.gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    model.script({ text: 'first' }, { text: 'second' });
+    const a = send('a');
+    const b = send('b');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(model.requests).toHaveLength(1);
+    release();
+    expect((await a).text).toBe('first');
+    expect((await b).text).toBe('second');
+    expect(lastUserText(model, 1)).toMatch(/\nb$/);
+    expect(model.requests[1]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+  });
+
+  it('runs different sessions concurrently and never mixes their histories', async () => {
+    const { send, model } = setup();
+    const echoLast = (request: { messages: Array<{ content: unknown }> }) => ({
+      text: `echo ${String(request.messages.at(-1)?.content).split('\n').at(-1)}`,
+    });
+    model.script(echoLast, echoLast, echoLast);
+    let release!: () => void;
+    model.gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    const pending = [send('from x', 'x'), send('from y', 'y')];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(model.requests).toHaveLength(2);
+    release();
+    const [x, y] = await Promise.all(pending);
+    expect(x!.text).toBe('echo from x');
+    expect(y!.text).toBe('echo from y');
+    expect(x!.sessionId).not.toBe(y!.sessionId);
+    model.gate = undefined;
+    const later = await send('x again', 'x');
+    expect(later.sessionId).toBe(x!.sessionId);
+    const history = JSON.stringify(model.requests.at(-1)!.messages);
+    expect(history).toMatch(/from x/);
+    expect(history).not.toMatch(/from y/);
+  });
+
+  it('caps concurrency across sessions', async () => {
+    const { send, model } = setup(new ScriptedModel(), { maxConcurrency: 1 });
+    let release!: () => void;
+    model.gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    const a = send('a', 'one');
+    const b = send('b', 'two');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(model.requests).toHaveLength(1);
+    release();
+    await Promise.all([a, b]);
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it('/stop cancels the running turn through its signal', async () => {
+    const { send, model } = setup();
+    model.gate = new Promise(() => {});
+    const running = send('long task');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const stopped = await send('/stop');
+    expect(stopped).toMatchObject({ kind: 'notice', text: 'Stopping the running reply.' });
+    expect(await running).toMatchObject({ kind: 'notice', text: 'Stopped.', stopReason: 'aborted' });
+    expect(await send('/stop')).toMatchObject({ text: 'Nothing is running.' });
+  });
+
+  it('/new starts a fresh session with empty history', async () => {
+    const { send, model } = setup();
+    const first = await send('remember x');
+    const fresh = await send('/new');
+    expect(fresh.kind).toBe('notice');
+    expect(fresh.sessionId).not.toBe(first.sessionId);
+    const next = await send('hello');
+    expect(next.sessionId).toBe(fresh.sessionId);
+    expect(model.requests.at(-1)!.messages).toHaveLength(1);
+  });
+
+  it('reports a model failure as an error message and stores nothing for it', async () => {
+    const { send, model, store } = setup();
+    model.script({ stopReason: 'error' });
+    const reply = await send('hi');
+    expect(reply).toMatchObject({ kind: 'error', text: 'scripted failure' });
+    expect(await store.recentMessages(reply.sessionId, 1e9)).toEqual([]);
+  });
+
+  it('emits progress events for the turn', async () => {
+    const { bus, model } = setup();
+    model.script({ text: 'streamed text' });
+    const events: AgentEvent[] = [];
+    const reply: OutboundMessage = await bus.request(
+      { id: 'e1', channel: 'test', senderId: 'o', chatId: 'c', text: 'go' },
+      (event) => events.push(event),
+    );
+    expect(reply.text).toBe('streamed text');
+    expect(events[0]!.type).toBe('turn-start');
+    expect(events.at(-1)!.type).toBe('turn-end');
+    const text = events.flatMap((event) => (event.type === 'text-delta' ? [event.text] : [])).join('');
+    expect(text).toBe('streamed text');
+  });
+
+  it('keeps the request inside the context window however long the history', async () => {
+    const model = new ScriptedModel({ contextWindow: 4000, maxOutputTokens: 500 });
+    const { send, store } = setup(model);
+    const first = await send('start');
+    const filler = Array.from({ length: 400 }, (_, i) => ({
+      message: { role: 'user' as const, content: `message ${i} ${'word '.repeat(50)}` },
+      tokens: 60,
+    }));
+    await store.appendMessages(first.sessionId, filler);
+    await send('latest', 'chat', { sessionId: first.sessionId });
+    const request = model.requests.at(-1)!;
+    expect(request.messages.length).toBeGreaterThan(5);
+    expect(request.messages.length).toBeLessThan(100);
+    expect(estimateRequestTokens(request)).toBeLessThanOrEqual(4000 - 500);
+    expect(lastUserText(model, model.requests.length - 1)).toMatch(/latest$/);
+  });
+
+  it('shortens a message far larger than the window instead of sending it', async () => {
+    const model = new ScriptedModel({ contextWindow: 4000, maxOutputTokens: 500 });
+    const { send } = setup(model);
+    await send(`HEAD ${'lorem ipsum '.repeat(200_000)} TAIL`);
+    const text = lastUserText(model, 0);
+    expect(text.length).toBeLessThan(12_000);
+    expect(text).toMatch(/too long for the model's context window/);
+  });
+});

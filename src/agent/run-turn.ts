@@ -1,0 +1,221 @@
+import type {
+  ChatMessage,
+  ChatModel,
+  ModelRequest,
+  ModelResult,
+  StopReason,
+  ToolCall,
+  Usage,
+} from '../llm/types.js';
+import { compressToolResults } from './compress-tool-results.js';
+import type { ToolContext, ToolResult } from './tool.js';
+import { capText, describeCall } from './tool-output.js';
+import type { BeforeToolCall, ToolRegistry } from './tool-registry.js';
+
+/** Progress of one turn, as the loop sees it. */
+export type LoopEvent =
+  | { type: 'text-delta'; text: string }
+  | { type: 'tool-call-start'; call: ToolCall; hint: string }
+  | { type: 'tool-call-end'; call: ToolCall; result: ToolResult };
+
+export interface RunTurnOptions {
+  model: ChatModel;
+  registry: ToolRegistry;
+  system: ModelRequest['system'];
+  /** The history within budget followed by the new user message. */
+  messages: ChatMessage[];
+  toolContext: ToolContext;
+  maxRounds: number;
+  /** How many identical calls (same tool, same arguments) a turn may make before the loop stops it. */
+  repeatLimit: number;
+  /** Tool results longer than this reach the model as head + tail. */
+  maxToolResultChars: number;
+  maxOutputTokens?: number;
+  tag?: string;
+  beforeToolCall?: BeforeToolCall;
+  onEvent?: (event: LoopEvent) => void;
+  signal: AbortSignal;
+}
+
+export interface ProducedMessage {
+  message: ChatMessage;
+  /** Full tool output and other UI-only data. */
+  details?: unknown;
+}
+
+export interface TurnResult {
+  /** The final assistant text (may be empty when the turn failed). */
+  reply: string;
+  /** Assistant and tool messages of this turn, in order, ready to store. */
+  produced: ProducedMessage[];
+  usage: Usage;
+  stopReason: StopReason;
+  rounds: number;
+  /** The endpoint that answered the last model call. */
+  endpoint?: string;
+  errorMessage?: string;
+  /** Said to the user besides the reply, e.g. that the round limit was hit. */
+  notice?: string;
+}
+
+function addUsage(total: Usage, more: Usage): void {
+  total.inputTokens += more.inputTokens;
+  total.outputTokens += more.outputTokens;
+  if (more.cachedInputTokens)
+    total.cachedInputTokens = (total.cachedInputTokens ?? 0) + more.cachedInputTokens;
+}
+
+async function callModel(
+  options: RunTurnOptions,
+  transcript: ChatMessage[],
+  extra?: Partial<ModelRequest>,
+): Promise<ModelResult> {
+  const request: ModelRequest = {
+    system: options.system,
+    messages: compressToolResults(transcript),
+    tools: options.registry.definitions(),
+    ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
+    ...(options.tag ? { tag: options.tag } : {}),
+    ...extra,
+  };
+  let result: ModelResult | undefined;
+  for await (const event of options.model.stream(request, options.signal)) {
+    if (event.type === 'text-delta') options.onEvent?.({ type: 'text-delta', text: event.text });
+    else if (event.type === 'done') result = event.result;
+  }
+  return (
+    result ?? {
+      text: '',
+      toolCalls: [],
+      stopReason: 'error',
+      usage: { inputTokens: 0, outputTokens: 0 },
+      errorMessage: 'The model stream ended without a result.',
+    }
+  );
+}
+
+/**
+ * One turn of the agent loop: model → tool calls (validated, checked, run in parallel) → model … until the
+ * model answers without tools. Bounded by `maxRounds` (then one tool-less wrap-up call) and by repeat
+ * detection. Never throws for model or tool failures: they end up in the result.
+ */
+export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
+  const transcript = [...options.messages];
+  const produced: ProducedMessage[] = [];
+  const usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  const callCounts = new Map<string, number>();
+  const record = (message: ChatMessage, details?: unknown) => {
+    transcript.push(message);
+    produced.push(details === undefined ? { message } : { message, details });
+  };
+
+  let endpoint: string | undefined;
+  for (let round = 1; round <= options.maxRounds; round++) {
+    const result = await callModel(options, transcript);
+    addUsage(usage, result.usage);
+    endpoint = result.endpoint ?? endpoint;
+    const failed = result.stopReason === 'error' || result.stopReason === 'aborted';
+    if (failed || result.toolCalls.length === 0) {
+      if (result.text) record({ role: 'assistant', content: result.text });
+      return {
+        reply: result.text,
+        produced,
+        usage,
+        stopReason: result.stopReason,
+        rounds: round,
+        ...(endpoint ? { endpoint } : {}),
+        ...(result.errorMessage ? { errorMessage: result.errorMessage } : {}),
+      };
+    }
+    record({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
+
+    let repeated: string | undefined;
+    const outcomes = await Promise.all(
+      result.toolCalls.map(async (call) => {
+        const key = `${call.name}\u0000${call.arguments.trim()}`;
+        const count = (callCounts.get(key) ?? 0) + 1;
+        callCounts.set(key, count);
+        if (count > options.repeatLimit) {
+          repeated = call.name;
+          const content = `Stopped: this exact ${call.name} call was already made ${count - 1} times in this turn.`;
+          return { call, result: { content, isError: true } satisfies ToolResult };
+        }
+        return runCall(options, call);
+      }),
+    );
+    for (const { call, result: toolResult } of outcomes) {
+      const capped = capText(toolResult.content, options.maxToolResultChars);
+      const details = toolResult.details ?? (capped === toolResult.content ? undefined : toolResult.content);
+      record(
+        {
+          role: 'tool',
+          toolCallId: call.id,
+          toolName: call.name,
+          content: capped,
+          ...(toolResult.isError ? { isError: true } : {}),
+        },
+        details,
+      );
+    }
+    if (options.signal.aborted) {
+      return { reply: '', produced, usage, stopReason: 'aborted', rounds: round };
+    }
+    if (repeated) {
+      return wrapUp(options, transcript, produced, usage, round, `a repeating ${repeated} call was stopped`);
+    }
+  }
+  return wrapUp(
+    options,
+    transcript,
+    produced,
+    usage,
+    options.maxRounds,
+    `the limit of ${options.maxRounds} tool rounds was reached`,
+  );
+}
+
+async function runCall(options: RunTurnOptions, call: ToolCall) {
+  const { registry, toolContext, signal, beforeToolCall, onEvent } = options;
+  const tool = registry.get(call.name);
+  let hintArgs: Record<string, unknown> | undefined;
+  try {
+    hintArgs = tool ? (JSON.parse(call.arguments || '{}') as Record<string, unknown>) : undefined;
+  } catch {
+    hintArgs = undefined;
+  }
+  onEvent?.({ type: 'tool-call-start', call, hint: `calling ${describeCall(call.name, hintArgs)}` });
+  const outcome = await registry.invoke(call, toolContext, signal, beforeToolCall);
+  onEvent?.({ type: 'tool-call-end', call, result: outcome.result });
+  return { call, result: outcome.result };
+}
+
+async function wrapUp(
+  options: RunTurnOptions,
+  transcript: ChatMessage[],
+  produced: ProducedMessage[],
+  usage: Usage,
+  rounds: number,
+  reason: string,
+): Promise<TurnResult> {
+  const note = `Tool use has ended for this turn because ${reason}. Do not call tools. Reply to the user now: say what you did, what you found and what is still open.`;
+  const result = await callModel(options, transcript, {
+    system: [...options.system, { text: note }],
+    toolChoice: 'none',
+  });
+  addUsage(usage, result.usage);
+  if (result.text) {
+    transcript.push({ role: 'assistant', content: result.text });
+    produced.push({ message: { role: 'assistant', content: result.text } });
+  }
+  const notice = `Wren stopped using tools because ${reason}.`;
+  return {
+    reply: result.text,
+    produced,
+    usage,
+    stopReason: result.stopReason === 'tool_calls' ? 'stop' : result.stopReason,
+    rounds: rounds + 1,
+    ...(result.endpoint ? { endpoint: result.endpoint } : {}),
+    notice,
+    ...(result.errorMessage ? { errorMessage: result.errorMessage } : {}),
+  };
+}

@@ -1,0 +1,54 @@
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The Markdown files the owner edits to shape Wren, with the content a new workspace starts with. */
+export const WORKSPACE_DEFAULTS: Record<string, string> = {
+  'SOUL.md': `# Soul
+
+You are Wren, a personal assistant running on your owner's own machine.
+Be direct, warm and brief. Answer in the language the owner writes in.
+Say plainly when you do not know something or when a tool failed; never invent results.
+`,
+  'AGENTS.md': `# Standing instructions
+
+- Prefer doing over describing: when a tool can answer, use it.
+- Keep answers short unless asked for detail; use Markdown lists for steps.
+- Before anything irreversible, say what you are about to do.
+`,
+  'USER.md': `# About the owner
+
+(Write here what Wren should know about you: name, time zone, work, preferences.)
+`,
+};
+
+/** Creates any missing default workspace file; never overwrites one the owner has. Idempotent. */
+export function ensureWorkspaceFiles(workspace: string): void {
+  mkdirSync(workspace, { recursive: true, mode: 0o700 });
+  for (const [name, content] of Object.entries(WORKSPACE_DEFAULTS)) {
+    const path = join(workspace, name);
+    if (!existsSync(path)) writeFileSync(path, content, { mode: 0o600, flag: 'wx' });
+  }
+}
+
+/** Reads workspace files, re-reading one only when its mtime or size changed. */
+export class WorkspaceFileCache {
+  private readonly cache = new Map<string, { mtimeMs: number; size: number; text: string }>();
+
+  constructor(private readonly workspace: string) {}
+
+  /** The file's text, or '' when it does not exist or cannot be read. */
+  read(name: string): string {
+    const path = join(this.workspace, name);
+    try {
+      const stat = statSync(path);
+      const cached = this.cache.get(name);
+      if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.text;
+      const text = readFileSync(path, 'utf8');
+      this.cache.set(name, { mtimeMs: stat.mtimeMs, size: stat.size, text });
+      return text;
+    } catch {
+      this.cache.delete(name);
+      return '';
+    }
+  }
+}

@@ -1,0 +1,83 @@
+import type { AgentEvent, InboundMessage, OutboundMessage } from './messages.js';
+
+type Listener<T> = (value: T) => void;
+
+/**
+ * Where channels and the agent meet; neither imports the other. In-process and synchronous to dispatch:
+ * listeners must not block (the runtime queues work itself). Inbound messages published before a consumer
+ * is attached are buffered, so start-up order does not lose messages.
+ */
+export class MessageBus {
+  private inboundConsumer: Listener<InboundMessage> | undefined;
+  private readonly pendingInbound: InboundMessage[] = [];
+  private readonly outboundListeners = new Set<Listener<OutboundMessage>>();
+  private readonly eventListeners = new Set<Listener<AgentEvent>>();
+
+  publishInbound(message: InboundMessage): void {
+    if (this.inboundConsumer) this.inboundConsumer(message);
+    else this.pendingInbound.push(message);
+  }
+
+  /** Attaches the single consumer of inbound messages (the runtime). */
+  consumeInbound(consumer: Listener<InboundMessage>): () => void {
+    if (this.inboundConsumer) throw new Error('the bus already has an inbound consumer');
+    this.inboundConsumer = consumer;
+    for (const message of this.pendingInbound.splice(0)) consumer(message);
+    return () => {
+      this.inboundConsumer = undefined;
+    };
+  }
+
+  publishOutbound(message: OutboundMessage): void {
+    for (const listener of this.outboundListeners) listener(message);
+  }
+
+  subscribeOutbound(listener: Listener<OutboundMessage>): () => void {
+    this.outboundListeners.add(listener);
+    return () => this.outboundListeners.delete(listener);
+  }
+
+  publishEvent(event: AgentEvent): void {
+    for (const listener of this.eventListeners) listener(event);
+  }
+
+  subscribeEvents(listener: Listener<AgentEvent>): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  /**
+   * Publishes `message` and resolves with its outbound answer, forwarding the turn's progress events to
+   * `onEvent`. Used by request/response channels (HTTP, one-shot CLI). Rejects only when `signal` aborts.
+   */
+  request(
+    message: InboundMessage,
+    onEvent?: Listener<AgentEvent>,
+    signal?: AbortSignal,
+  ): Promise<OutboundMessage> {
+    return new Promise((resolve, reject) => {
+      const stopEvents = onEvent
+        ? this.subscribeEvents((event) => {
+            if (event.replyTo === message.id) onEvent(event);
+          })
+        : () => {};
+      const cleanup = () => {
+        stopOutbound();
+        stopEvents();
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const stopOutbound = this.subscribeOutbound((outbound) => {
+        if (outbound.replyTo !== message.id) return;
+        cleanup();
+        resolve(outbound);
+      });
+      const onAbort = () => {
+        cleanup();
+        reject(signal?.reason ?? new Error('aborted'));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.publishInbound(message);
+    });
+  }
+}

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { createApp } from '../../app.js';
+import { ensureHome } from '../../config/home.js';
+import { loadConfig, resolveEndpoints } from '../../config/load-config.js';
+import type { EndpointConfig } from '../../llm/endpoint.js';
+import { createLogger } from '../../util/logger.js';
+import { findLocalEndpoint, noModelHelp } from '../local-model-fallback.js';
+import { EXIT } from '../report-failure.js';
+import { runTerminalChat } from '../terminal-chat.js';
+
+export interface ChatOptions {
+  home: string;
+  message?: string;
+  session?: string;
+  json?: boolean;
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+/** `wren chat` and `wren chat -m`. Resolves with the exit code. */
+export async function runChat(options: ChatOptions): Promise<number> {
+  const { home } = options;
+  if (options.session !== undefined && !SESSION_ID.test(options.session)) {
+    process.stderr.write(
+      'wren: --session must be 1-128 letters, digits, _ . : - (starting with a letter or digit)\n',
+    );
+    return EXIT.usage;
+  }
+  ensureHome(home);
+  const config = loadConfig(home);
+  let fallback: EndpointConfig[] | undefined;
+  if (resolveEndpoints(config).length === 0) {
+    const found = await findLocalEndpoint();
+    if (!found) {
+      process.stderr.write(`wren: ${noModelHelp(home)}\n`);
+      return EXIT.usage;
+    }
+    fallback = [found.endpoint];
+    process.stderr.write(
+      `No model configured; using ${found.server.preset} at ${found.server.baseUrl} (${found.endpoint.model}). ` +
+        '`wren onboard` saves a model to config.yaml.\n',
+    );
+  }
+  const app = createApp({
+    home,
+    logger: createLogger(home, config.log.level),
+    ...(fallback ? { fallbackEndpoints: fallback } : {}),
+  });
+  try {
+    if (options.message !== undefined) return await oneShot(app.bus, options);
+    await runTerminalChat({
+      bus: app.bus,
+      input: process.stdin,
+      output: process.stdout,
+      tty: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+      ...(options.session ? { sessionId: options.session } : {}),
+      banner: `Wren · models: ${app
+        .endpoints()
+        .map((endpoint) => `${endpoint.name} (${endpoint.model})`)
+        .join(', ')} · /help for commands, Ctrl+C to stop or leave`,
+    });
+    return EXIT.ok;
+  } finally {
+    await app.close(5_000);
+  }
+}
+
+async function oneShot(
+  bus: import('../../bus/message-bus.js').MessageBus,
+  options: ChatOptions,
+): Promise<number> {
+  const text = options.message?.trim() ?? '';
+  if (!text) {
+    process.stderr.write('wren: -m needs a non-empty message\n');
+    return EXIT.usage;
+  }
+  const session = options.session ?? randomUUID();
+  const outbound = await bus.request({
+    id: randomUUID(),
+    channel: 'cli',
+    senderId: 'owner',
+    chatId: session,
+    sessionId: session,
+    text,
+    interactive: false,
+  });
+  if (options.json) {
+    const body =
+      outbound.kind === 'error'
+        ? { error: outbound.text, session }
+        : { reply: outbound.text, session, usage: outbound.usage };
+    process.stdout.write(`${JSON.stringify(body)}\n`);
+  } else if (outbound.kind !== 'error') {
+    process.stdout.write(`${outbound.text}\n`);
+  }
+  if (outbound.kind === 'error') {
+    process.stderr.write(`wren: ${outbound.text.split('\n')[0]}\n`);
+    return EXIT.failed;
+  }
+  return EXIT.ok;
+}

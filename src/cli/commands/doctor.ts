@@ -1,0 +1,118 @@
+import { join } from 'node:path';
+import { checkHomePermissions, ensureHome } from '../../config/home.js';
+import { loadConfig, resolveEndpoints } from '../../config/load-config.js';
+import type { WrenConfig } from '../../config/wren-config.js';
+import { isLoopbackHost } from '../../gateway/gateway-token.js';
+import { testEndpoint } from '../../llm/test-endpoint.js';
+import { openDatabase } from '../../store/open-database.js';
+import { EXIT } from '../report-failure.js';
+
+export interface DoctorCheck {
+  /** Stable id scripts may match on, e.g. `home.permissions`. */
+  id: string;
+  status: 'ok' | 'warn' | 'fail';
+  message: string;
+  fix?: string;
+}
+
+function checkConfig(home: string, checks: DoctorCheck[]): WrenConfig | undefined {
+  try {
+    const config = loadConfig(home);
+    checks.push({ id: 'config.valid', status: 'ok', message: `${config.file} is valid` });
+    return config;
+  } catch (error) {
+    checks.push({ id: 'config.valid', status: 'fail', message: (error as Error).message });
+    return undefined;
+  }
+}
+
+function checkDatabase(home: string, checks: DoctorCheck[]): void {
+  const path = join(home, 'wren.db');
+  try {
+    openDatabase(path).close();
+    checks.push({ id: 'database.ok', status: 'ok', message: `${path} passes quick_check` });
+  } catch (error) {
+    checks.push({ id: 'database.ok', status: 'fail', message: (error as Error).message });
+  }
+}
+
+async function checkModels(config: WrenConfig, checks: DoctorCheck[]): Promise<void> {
+  const endpoints = resolveEndpoints(config);
+  if (endpoints.length === 0) {
+    checks.push({
+      id: 'models.configured',
+      status: 'fail',
+      message: 'no model is configured',
+      fix: 'wren onboard',
+    });
+    return;
+  }
+  checks.push({ id: 'models.configured', status: 'ok', message: `${endpoints.length} model endpoint(s)` });
+  const results = await Promise.all(endpoints.map((endpoint) => testEndpoint(endpoint)));
+  results.forEach((result, index) => {
+    const endpoint = endpoints[index]!;
+    checks.push(
+      result.ok
+        ? {
+            id: `models.reachable.${endpoint.name}`,
+            status: 'ok',
+            message: `${endpoint.name} answered in ${result.latencyMs} ms`,
+          }
+        : {
+            id: `models.reachable.${endpoint.name}`,
+            status: 'fail',
+            message: `${endpoint.name}: ${result.error ?? 'failed'}`,
+          },
+    );
+  });
+}
+
+/** Runs every check; read-only apart from creating a missing home. */
+export async function collectChecks(home: string): Promise<DoctorCheck[]> {
+  ensureHome(home);
+  const checks: DoctorCheck[] = [];
+  const findings = checkHomePermissions(home);
+  if (findings.length === 0)
+    checks.push({ id: 'home.permissions', status: 'ok', message: `${home} is private (0700/0600)` });
+  for (const finding of findings) {
+    checks.push({ id: 'home.permissions', status: 'fail', message: finding.message, fix: finding.fix });
+  }
+  const config = checkConfig(home, checks);
+  checkDatabase(home, checks);
+  if (!config) return checks;
+  const { host } = config.gateway;
+  const tokenConfigured = Boolean(config.gateway.token ?? process.env['WREN_GATEWAY_TOKEN']);
+  checks.push(
+    isLoopbackHost(host) || tokenConfigured
+      ? {
+          id: 'gateway.exposure',
+          status: 'ok',
+          message: `gateway binds ${host}${isLoopbackHost(host) ? ' (loopback only)' : ' with a configured token'}`,
+        }
+      : {
+          id: 'gateway.exposure',
+          status: 'fail',
+          message: `gateway.host is ${host} but no token is configured: \`wren start\` will refuse to run`,
+          fix: 'set gateway.token: ${WREN_GATEWAY_TOKEN} in config.yaml, or gateway.host: 127.0.0.1',
+        },
+  );
+  await checkModels(config, checks);
+  return checks;
+}
+
+/** `wren doctor`: exit 0 when nothing failed, 1 otherwise. */
+export async function runDoctor(options: { home: string; json?: boolean }): Promise<number> {
+  const checks = await collectChecks(options.home);
+  const failed = checks.some((check) => check.status === 'fail');
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ ok: !failed, checks }, null, 2)}\n`);
+  } else {
+    for (const check of checks) {
+      const mark = check.status === 'ok' ? '✓' : check.status === 'warn' ? '!' : '✗';
+      process.stdout.write(
+        `${mark} ${check.id.padEnd(24)} ${check.message}${check.fix ? `\n    fix: ${check.fix}` : ''}\n`,
+      );
+    }
+  }
+  return failed ? EXIT.failed : EXIT.ok;
+}

@@ -1,0 +1,206 @@
+import * as prompts from '@clack/prompts';
+import type { ModelEntry } from '../../config/config-schema.js';
+import { addModel, setEnvVar } from '../../config/config-writer.js';
+import { ensureHome } from '../../config/home.js';
+import { loadConfig } from '../../config/load-config.js';
+import type { EndpointConfig, Protocol } from '../../llm/endpoint.js';
+import { type LocalModelServer, probeLocalModels } from '../../llm/probe-local-models.js';
+import { PROVIDER_PRESETS, type ProviderPreset } from '../../llm/provider-presets.js';
+import { testEndpoint } from '../../llm/test-endpoint.js';
+import { EXIT } from '../report-failure.js';
+
+type Choice =
+  | { kind: 'local'; server: LocalModelServer }
+  | { kind: 'preset'; preset: ProviderPreset }
+  | { kind: 'custom' };
+
+class Cancelled extends Error {}
+
+function answer<T>(value: T): Exclude<T, symbol> {
+  if (prompts.isCancel(value)) throw new Cancelled();
+  return value as Exclude<T, symbol>;
+}
+
+async function chooseProvider(local: LocalModelServer[]): Promise<Choice> {
+  const options: Parameters<typeof prompts.select<Choice>>[0]['options'] = [
+    ...local.map((server) => ({
+      value: { kind: 'local' as const, server },
+      label: `${server.preset} on ${server.baseUrl}`,
+      hint: `running now · ${server.models.length} model(s)`,
+    })),
+    ...PROVIDER_PRESETS.map((preset) => ({
+      value: { kind: 'preset' as const, preset },
+      label: preset.label,
+      hint: preset.apiKeyEnv ? `key: ${preset.apiKeyEnv}` : 'no key',
+    })),
+    { value: { kind: 'custom' }, label: 'Another server (any OpenAI-, Anthropic- or Gemini-compatible URL)' },
+  ];
+  return answer(await prompts.select<Choice>({ message: 'Which model provider?', options, maxItems: 12 }));
+}
+
+async function describeEndpoint(choice: Choice, env: NodeJS.ProcessEnv) {
+  let protocol: Protocol = 'openai';
+  let baseUrl: string;
+  let model: string;
+  let keyEnv: string | undefined;
+  let provider: string | undefined;
+  let contextWindow = 32_768;
+  if (choice.kind === 'local') {
+    provider = choice.server.preset;
+    baseUrl = choice.server.baseUrl;
+    model = answer(
+      await prompts.select({
+        message: 'Which model?',
+        options: choice.server.models.map((id) => ({ value: id, label: id })),
+      }),
+    );
+  } else if (choice.kind === 'preset') {
+    ({ protocol, baseUrl, contextWindow } = choice.preset);
+    provider = choice.preset.name;
+    keyEnv = choice.preset.apiKeyEnv;
+    prompts.log.info(choice.preset.docs);
+    model = answer(
+      await prompts.text({
+        message: 'Model id',
+        placeholder: choice.preset.exampleModel,
+        defaultValue: choice.preset.exampleModel,
+      }),
+    );
+  } else {
+    protocol = answer(
+      await prompts.select({
+        message: 'Wire protocol',
+        options: [
+          { value: 'openai' as const, label: 'OpenAI chat completions' },
+          { value: 'anthropic' as const, label: 'Anthropic messages' },
+          { value: 'gemini' as const, label: 'Gemini' },
+        ],
+      }),
+    );
+    baseUrl = answer(
+      await prompts.text({
+        message: 'Base URL (up to the version, e.g. https://host/v1)',
+        validate: (v) => (/^https?:\/\/\S+$/.test(v ?? '') ? undefined : 'an http(s) URL'),
+      }),
+    );
+    model = answer(
+      await prompts.text({ message: 'Model id', validate: (v) => (v ? undefined : 'required') }),
+    );
+    keyEnv = 'WREN_CUSTOM_API_KEY';
+  }
+  let apiKey = keyEnv ? env[keyEnv] : undefined;
+  let newKey: string | undefined;
+  if (keyEnv && !apiKey) {
+    newKey = answer(
+      await prompts.password({
+        message: `API key (saved to .env as ${keyEnv})`,
+        validate: (v) => (v ? undefined : 'required'),
+      }),
+    );
+    apiKey = newKey;
+  }
+  return {
+    protocol,
+    baseUrl,
+    model,
+    keyEnv,
+    provider,
+    contextWindow,
+    apiKey,
+    newKey,
+    custom: choice.kind === 'custom',
+  };
+}
+
+/** `wren onboard`: pick a provider and model, test it, then save it to config.yaml (and the key to .env). */
+export async function runOnboard(options: { home: string }): Promise<number> {
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    process.stderr.write(
+      'wren: onboard asks questions and needs a terminal; edit config.yaml instead (see README)\n',
+    );
+    return EXIT.usage;
+  }
+  const { home } = options;
+  ensureHome(home);
+  const existing = loadConfig(home).models.map((model) => model.name);
+  try {
+    prompts.intro('Wren onboarding');
+    const spin = prompts.spinner();
+    spin.start('Looking for model servers on this machine');
+    const local = (await probeLocalModels()).filter((server) => server.models.length > 0);
+    spin.stop(
+      local.length
+        ? `Found ${local.map((server) => server.preset).join(', ')}`
+        : 'No local model server found',
+    );
+    for (;;) {
+      const details = await describeEndpoint(await chooseProvider(local), process.env);
+      const suggested = existing.includes('main') ? `model-${existing.length + 1}` : 'main';
+      const name =
+        answer(
+          await prompts.text({
+            message: 'Name for this model in config.yaml',
+            defaultValue: suggested,
+            placeholder: suggested,
+            validate: (v) => (existing.includes(v || suggested) ? 'that name is taken' : undefined),
+          }),
+        ) || suggested;
+      const endpoint: EndpointConfig = {
+        name,
+        protocol: details.protocol,
+        baseUrl: details.baseUrl,
+        ...(details.apiKey ? { apiKey: details.apiKey } : {}),
+        model: details.model,
+        tags: ['default'],
+        priority: existing.length,
+        contextWindow: details.contextWindow,
+        maxOutputTokens: 4096,
+        enabled: true,
+        timeoutMs: 60_000,
+        vision: false,
+      };
+      spin.start(`Testing ${details.model}`);
+      const result = await testEndpoint(endpoint);
+      spin.stop(
+        result.ok ? `It answered in ${result.latencyMs} ms` : `It failed: ${result.error ?? 'unknown error'}`,
+      );
+      if (!result.ok && !answer(await prompts.confirm({ message: 'Save it anyway?', initialValue: false }))) {
+        if (answer(await prompts.confirm({ message: 'Try another provider or model?' }))) continue;
+        prompts.cancel('Nothing saved.');
+        return EXIT.failed;
+      }
+      if (details.newKey && details.keyEnv) setEnvVar(home, details.keyEnv, details.newKey);
+      const entry: ModelEntry = details.custom
+        ? {
+            name,
+            protocol: details.protocol,
+            base_url: details.baseUrl,
+            model: details.model,
+            api_key: `\${${details.keyEnv}}`,
+          }
+        : {
+            name,
+            provider: details.provider!,
+            model: details.model,
+            ...(details.provider === undefined ? { base_url: details.baseUrl } : {}),
+          };
+      if (
+        details.provider &&
+        details.baseUrl !== PROVIDER_PRESETS.find((preset) => preset.name === details.provider)?.baseUrl
+      ) {
+        entry.base_url = details.baseUrl;
+      }
+      addModel(home, entry);
+      prompts.outro(
+        `Saved "${name}" to ${home}/config.yaml. Chat with \`wren chat\`, or start the gateway with \`wren start\`.`,
+      );
+      return EXIT.ok;
+    }
+  } catch (error) {
+    if (error instanceof Cancelled) {
+      prompts.cancel('Cancelled; nothing saved.');
+      return EXIT.failed;
+    }
+    throw error;
+  }
+}

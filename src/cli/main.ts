@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { resolveHome } from '../config/home.js';
+import { reportFailure } from './report-failure.js';
+
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+const program = new Command('wren')
+  .description('Wren: a self-hosted personal AI assistant')
+  .version(VERSION)
+  .addOption(new Option('--home <dir>', 'Wren home folder').env('WREN_HOME'))
+  .showHelpAfterError('(run wren --help for usage)');
+
+const home = () => resolveHome({ ...process.env, WREN_HOME: program.opts<{ home?: string }>().home });
+
+program
+  .command('start')
+  .description('start the gateway (HTTP API on 127.0.0.1) and keep running')
+  .option('--host <host>', 'address to listen on (default gateway.host, 127.0.0.1)')
+  .option('--port <port>', 'port to listen on (default gateway.port, 7777)', (value) =>
+    Number.parseInt(value, 10),
+  )
+  .action(async (options: { host?: string; port?: number }) => {
+    const { runStart } = await import('./commands/start.js');
+    await runStart({ home: home(), version: VERSION, ...options });
+  });
+
+program
+  .command('chat')
+  .description('chat in the terminal; with -m, send one message, print the reply and exit')
+  .option('-m, --message <text>', 'send one message and exit')
+  .option('--session <id>', 'continue this session')
+  .option('--json', 'with -m: print {reply, session, usage} as JSON')
+  .action(async (options: { message?: string; session?: string; json?: boolean }) => {
+    const { runChat } = await import('./commands/chat.js');
+    process.exitCode = await runChat({ home: home(), ...options });
+  });
+
+program
+  .command('status')
+  .description('show whether the gateway runs, the models, sessions and token usage')
+  .option('--json', 'print JSON')
+  .action(async (options: { json?: boolean }) => {
+    const { runStatus } = await import('./commands/status.js');
+    process.exitCode = await runStatus({ home: home(), ...options });
+  });
+
+program
+  .command('doctor')
+  .description('check the home folder, config, database and models')
+  .option('--json', 'print JSON')
+  .action(async (options: { json?: boolean }) => {
+    const { runDoctor } = await import('./commands/doctor.js');
+    process.exitCode = await runDoctor({ home: home(), ...options });
+  });
+
+const models = program.command('models').description('list and test the configured models');
+models
+  .command('list', { isDefault: true })
+  .description('list configured models and provider presets')
+  .action(async () => {
+    const { runModelsList } = await import('./commands/models.js');
+    process.exitCode = await runModelsList({ home: home() });
+  });
+models
+  .command('test [name]')
+  .description('send a tiny request to each model (or the named one) and report latency or the exact error')
+  .action(async (name: string | undefined) => {
+    const { runModelsTest } = await import('./commands/models.js');
+    process.exitCode = await runModelsTest({ home: home(), ...(name ? { name } : {}) });
+  });
+
+program
+  .command('onboard')
+  .description('add a model interactively, testing it before saving')
+  .action(async () => {
+    const { runOnboard } = await import('./commands/onboard.js');
+    process.exitCode = await runOnboard({ home: home() });
+  });
+
+program
+  .command('token')
+  .description('manage the gateway bearer token')
+  .requiredOption('--rotate', 'replace the token with a new one and print it once')
+  .action(async () => {
+    const { runTokenRotate } = await import('./commands/token.js');
+    process.exitCode = await runTokenRotate({ home: home() });
+  });
+
+program.parseAsync().catch((error: unknown) => {
+  process.exitCode = reportFailure(error);
+});

@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import { Hono } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
+import { HTTPException } from 'hono/http-exception';
+import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
+import type { SessionStore } from '../agent/session-store.js';
+import type { MessageBus } from '../bus/message-bus.js';
+import type { AgentEvent } from '../bus/messages.js';
+
+/** The largest chat message the API accepts, in characters. */
+export const MAX_MESSAGE_CHARS = 1_000_000;
+
+export interface GatewayOptions {
+  bus: MessageBus;
+  store: SessionStore;
+  verifyToken: (token: string) => boolean;
+  /** Facts for `GET /api/status` (models, turns in flight, usage). */
+  status: () => Record<string, unknown>;
+  version: string;
+  startedAt: number;
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+const chatBody = z
+  .object({
+    message: z.string().min(1, 'message must not be empty').max(MAX_MESSAGE_CHARS),
+    session: z.string().regex(SESSION_ID, 'session must be 1-128 letters, digits, _ . : -').optional(),
+  })
+  .strict();
+
+function problem(code: string, message: string) {
+  return { error: { code, message } };
+}
+
+/** Builds the HTTP API as a Hono app (served by `startGateway`, tested with `app.request`). */
+export function createGateway(options: GatewayOptions): Hono {
+  const app = new Hono();
+
+  app.get('/api/health', (c) =>
+    c.json({
+      ok: true,
+      version: options.version,
+      uptimeSeconds: Math.round((Date.now() - options.startedAt) / 1000),
+    }),
+  );
+
+  app.use(
+    '/api/*',
+    bearerAuth({
+      verifyToken: (token) => options.verifyToken(token),
+      noAuthenticationHeader: {
+        message: problem('unauthorized', 'Send the gateway token as "Authorization: Bearer <token>".'),
+      },
+      invalidToken: {
+        message: problem(
+          'unauthorized',
+          'The gateway token is wrong. `wren token --rotate` makes a new one.',
+        ),
+      },
+      invalidAuthenticationHeader: {
+        message: problem('unauthorized', 'Use "Authorization: Bearer <token>".'),
+      },
+    }),
+  );
+
+  app.get('/api/status', (c) => c.json(options.status()));
+
+  app.get('/api/sessions', async (c) => c.json({ sessions: await options.store.listSessions(100) }));
+
+  app.get('/api/sessions/:id/messages', async (c) => {
+    const id = c.req.param('id');
+    if (!(await options.store.getSession(id))) return c.json(problem('not_found', `No session ${id}.`), 404);
+    const messages = await options.store.recentMessages(id, Number.MAX_SAFE_INTEGER);
+    return c.json({ session: id, messages });
+  });
+
+  app.post('/api/chat', async (c) => {
+    let raw: unknown;
+    try {
+      raw = await c.req.json();
+    } catch {
+      return c.json(
+        problem('bad_request', 'The body must be JSON: {"message": "...", "session": "optional id"}.'),
+        400,
+      );
+    }
+    const parsed = chatBody.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.join('.') || 'body';
+      const tooLong = issue?.code === 'too_big';
+      return c.json(
+        problem(tooLong ? 'too_large' : 'bad_request', `${where}: ${issue?.message}`),
+        tooLong ? 413 : 400,
+      );
+    }
+    const session = parsed.data.session ?? randomUUID();
+    const inbound = {
+      id: randomUUID(),
+      channel: 'api',
+      senderId: 'owner',
+      chatId: session,
+      sessionId: session,
+      text: parsed.data.message,
+    };
+    if (c.req.header('accept')?.includes('text/event-stream')) {
+      return streamSSE(c, async (stream) => {
+        const queue: AgentEvent[] = [];
+        let wake: (() => void) | undefined;
+        const reply = options.bus.request(inbound, (event) => {
+          queue.push(event);
+          wake?.();
+        });
+        let finished = false;
+        const done = reply.then((outbound) => {
+          finished = true;
+          wake?.();
+          return outbound;
+        });
+        while (!finished || queue.length > 0) {
+          const event = queue.shift();
+          if (event) {
+            await stream.writeSSE(toSse(event));
+            continue;
+          }
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+          wake = undefined;
+        }
+        const outbound = await done;
+        await stream.writeSSE({
+          event: outbound.kind === 'error' ? 'error' : 'done',
+          data: JSON.stringify({ reply: outbound.text, session, usage: outbound.usage, kind: outbound.kind }),
+        });
+      });
+    }
+    const outbound = await options.bus.request(inbound);
+    if (outbound.kind === 'error') {
+      return c.json({ ...problem('model_error', outbound.text), session }, 502);
+    }
+    return c.json({ reply: outbound.text, session, usage: outbound.usage });
+  });
+
+  app.notFound((c) => c.json(problem('not_found', `No route ${c.req.method} ${c.req.path}.`), 404));
+  app.onError((error, c) =>
+    error instanceof HTTPException
+      ? error.getResponse()
+      : c.json(problem('internal', error.message || 'internal error'), 500),
+  );
+  return app;
+}
+
+function toSse(event: AgentEvent): { event: string; data: string } {
+  switch (event.type) {
+    case 'text-delta':
+      return { event: 'delta', data: JSON.stringify({ text: event.text }) };
+    case 'tool-call-start':
+      return {
+        event: 'tool',
+        data: JSON.stringify({ phase: 'start', id: event.callId, name: event.name, hint: event.hint }),
+      };
+    case 'tool-call-end':
+      return {
+        event: 'tool',
+        data: JSON.stringify({
+          phase: 'end',
+          id: event.callId,
+          name: event.name,
+          isError: event.isError,
+          preview: event.preview,
+        }),
+      };
+    default:
+      return { event: event.type, data: JSON.stringify({ session: event.sessionId }) };
+  }
+}

@@ -1,0 +1,138 @@
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ToolContext } from '../agent/tool.js';
+import { createListDirTool } from './list-dir/list-dir.js';
+import { createReadFileTool } from './read-file/read-file.js';
+import { resolveWorkspacePath } from './workspace-path.js';
+
+let workspace: string;
+let outside: string;
+const ctx = (): ToolContext => ({
+  sessionId: 's',
+  channel: 'test',
+  chatId: 'c',
+  workspace,
+  progress: () => {},
+});
+const signal = new AbortController().signal;
+
+beforeAll(() => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'wren-tools-')));
+  workspace = join(base, 'workspace');
+  outside = join(base, 'outside');
+  mkdirSync(join(workspace, 'notes'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(outside, 'secret.txt'), 'top secret');
+  writeFileSync(join(workspace, 'notes', 'todo.md'), 'line 1\nline 2\nline 3\n');
+  writeFileSync(join(workspace, 'blob.bin'), Buffer.from([1, 2, 0, 3, 4]));
+  writeFileSync(
+    join(workspace, 'long.txt'),
+    Array.from({ length: 50_000 }, (_, i) => `row ${i + 1} ${'x'.repeat(10)}`).join('\n'),
+  );
+  symlinkSync(join(outside, 'secret.txt'), join(workspace, 'link-out'));
+  symlinkSync(outside, join(workspace, 'dir-out'));
+  symlinkSync(join(workspace, 'notes', 'todo.md'), join(workspace, 'link-in'));
+  for (let i = 0; i < 520; i++)
+    writeFileSync(join(workspace, 'notes', `n${String(i).padStart(3, '0')}.md`), '');
+});
+
+describe('resolveWorkspacePath', () => {
+  const escapes = [
+    '../outside/secret.txt',
+    'notes/../../outside/secret.txt',
+    '/etc/passwd',
+    '~/.ssh/id_rsa',
+    '~',
+    'link-out',
+    'dir-out/secret.txt',
+    '/proc/self/environ',
+    '/dev/zero',
+    'notes\0.md',
+    `${'a/'.repeat(3000)}x`,
+  ];
+  for (const path of escapes) {
+    it(`refuses ${JSON.stringify(path.slice(0, 40))}`, async () => {
+      await expect(resolveWorkspacePath([workspace], path)).rejects.toThrow(
+        /outside the workspace|not allowed|NUL|longer than/,
+      );
+    });
+  }
+
+  it('accepts paths inside, including a link that stays inside and files not yet created', async () => {
+    await expect(resolveWorkspacePath([workspace], 'notes/todo.md')).resolves.toBe(
+      join(workspace, 'notes', 'todo.md'),
+    );
+    await expect(resolveWorkspacePath([workspace], 'link-in')).resolves.toBe(
+      join(workspace, 'notes', 'todo.md'),
+    );
+    await expect(resolveWorkspacePath([workspace], join(workspace, 'new.md'))).resolves.toBe(
+      join(workspace, 'new.md'),
+    );
+    await expect(resolveWorkspacePath([workspace], '.')).resolves.toBe(workspace);
+  });
+
+  it('accepts an extra root', async () => {
+    await expect(resolveWorkspacePath([workspace, outside], join(outside, 'secret.txt'))).resolves.toBe(
+      join(outside, 'secret.txt'),
+    );
+  });
+});
+
+describe('read_file', () => {
+  const tool = () => createReadFileTool(() => [workspace]);
+
+  it('reads a text file', async () => {
+    const result = await tool().execute({ path: 'notes/todo.md' }, ctx(), signal);
+    expect(result.content).toBe('line 1\nline 2\nline 3\n');
+  });
+
+  it('pages by lines', async () => {
+    const result = await tool().execute({ path: 'notes/todo.md', offset: 2, limit: 1 }, ctx(), signal);
+    expect(result.content).toBe('[notes/todo.md: lines 2-2 of 4; continue with offset 3]\nline 2');
+  });
+
+  it('caps a long file and says where to continue', async () => {
+    const result = await tool().execute({ path: 'long.txt' }, ctx(), signal);
+    expect(result.content.length).toBeLessThanOrEqual(128_200);
+    expect(result.content).toMatch(/^\[long.txt: lines 1-\d+ of 50000; continue with offset \d+\]/);
+  });
+
+  it('describes binary files instead of dumping them', async () => {
+    const result = await tool().execute({ path: 'blob.bin' }, ctx(), signal);
+    expect(result.content).toBe('blob.bin is a binary file (5 bytes); it cannot be shown as text.');
+  });
+
+  it('refuses a symlink out and a missing file clearly', async () => {
+    await expect(tool().execute({ path: 'link-out' }, ctx(), signal)).rejects.toThrow(
+      /outside the workspace/,
+    );
+    await expect(tool().execute({ path: 'nope.md' }, ctx(), signal)).rejects.toThrow('No file at "nope.md".');
+    await expect(tool().execute({ path: 'notes' }, ctx(), signal)).rejects.toThrow(
+      /is a folder; use list_dir/,
+    );
+  });
+});
+
+describe('list_dir', () => {
+  const tool = () => createListDirTool(() => [workspace]);
+
+  it('lists folders first, files with sizes', async () => {
+    const result = await tool().execute({}, ctx(), signal);
+    const lines = result.content.split('\n');
+    expect(lines[0]).toBe('.: 6 entries');
+    expect(lines[1]).toBe('notes/');
+    expect(lines).toContain('blob.bin  5 B');
+  });
+
+  it('caps at 500 entries', async () => {
+    const result = await tool().execute({ path: 'notes' }, ctx(), signal);
+    expect(result.content.split('\n')).toHaveLength(1 + 500 + 1);
+    expect(result.content).toMatch(/\[21 more entries not shown\]$/);
+  });
+
+  it('refuses paths outside', async () => {
+    await expect(tool().execute({ path: '..' }, ctx(), signal)).rejects.toThrow(/outside the workspace/);
+  });
+});

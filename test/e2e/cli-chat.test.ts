@@ -1,0 +1,138 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
+import { cliEnv, makeHome, runCli } from '../support/wren-home.js';
+
+let llm: FakeLlmServer;
+const KEY = 'sk-test-SECRET-1234567890';
+
+const config = (protocol: 'openai' | 'anthropic' | 'gemini' = 'openai') => `
+models:
+  - name: main
+    protocol: ${protocol}
+    base_url: \${FAKE_BASE}
+    api_key: \${TEST_KEY}
+    model: fake-model
+`;
+
+function env(home: string, protocol: 'openai' | 'anthropic' | 'gemini' = 'openai') {
+  return cliEnv(home, { FAKE_BASE: llm.baseUrls[protocol], TEST_KEY: KEY });
+}
+
+beforeAll(async () => {
+  llm = await startFakeLlmServer({ apiKey: KEY });
+});
+afterAll(() => llm.close());
+beforeEach(() => llm.reset());
+
+describe('wren chat -m', () => {
+  for (const protocol of ['openai', 'anthropic', 'gemini'] as const) {
+    it(`prints the reply and exits 0 (${protocol})`, async () => {
+      const home = makeHome(config(protocol));
+      llm.script({ text: `Hello from ${protocol}!` });
+      const result = await runCli(['chat', '-m', 'hi'], env(home, protocol));
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toBe(`Hello from ${protocol}!\n`);
+      expect(result.code).toBe(0);
+      expect(llm.lastRequest?.protocol).toBe(protocol);
+      expect(llm.lastRequest?.lastUserText).toMatch(/\nhi$/);
+      expect(llm.lastRequest?.toolNames).toEqual(['read_file', 'list_dir']);
+    });
+  }
+
+  it('prints JSON with reply, session and usage, and continues a session', async () => {
+    const home = makeHome(config());
+    llm.script({ text: 'first answer', usage: { input: 120, output: 7 } }, { text: 'second answer' });
+    const first = await runCli(['chat', '-m', 'remember the word kiwi', '--json'], env(home));
+    expect(first.code).toBe(0);
+    const body = JSON.parse(first.stdout) as {
+      reply: string;
+      session: string;
+      usage: { inputTokens: number; outputTokens: number };
+    };
+    expect(body.reply).toBe('first answer');
+    expect(body.usage).toMatchObject({ inputTokens: 120, outputTokens: 7 });
+    const second = await runCli(['chat', '-m', 'what word?', '--session', body.session, '--json'], env(home));
+    expect(JSON.parse(second.stdout)).toMatchObject({ reply: 'second answer', session: body.session });
+    const sent = JSON.stringify(llm.lastRequest?.body.messages);
+    expect(sent).toContain('remember the word kiwi');
+    expect(sent).toContain('first answer');
+  });
+
+  it('runs a tool round trip against the workspace', async () => {
+    const home = makeHome(config());
+    const first = await runCli(['chat', '-m', 'warm up'], env(home));
+    expect(first.code).toBe(0);
+    writeFileSync(join(home, 'workspace', 'plan.md'), 'Buy oat milk on Tuesday.');
+    llm.script(
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'plan.md' } }] },
+      { text: 'You plan to buy oat milk.' },
+    );
+    const result = await runCli(['chat', '-m', 'what is in plan.md?'], env(home));
+    expect(result.stdout).toBe('You plan to buy oat milk.\n');
+    expect(JSON.stringify(llm.lastRequest?.body.messages)).toContain('Buy oat milk on Tuesday.');
+  });
+
+  it('fails with exit 1 and one line naming the problem, never the key', async () => {
+    const home = makeHome(config(), '');
+    const result = await runCli(
+      ['chat', '-m', 'hi'],
+      cliEnv(home, { FAKE_BASE: llm.baseUrls.openai, TEST_KEY: 'sk-wrong-key-ABCDEF' }),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/401|key/i);
+    expect(result.stderr + result.stdout).not.toContain('sk-wrong-key-ABCDEF');
+  });
+
+  it('stops with exit 2 and the key path on an invalid config', async () => {
+    const home = makeHome(`${config()}\nagent:\n  max_roundz: 3\n`);
+    const result = await runCli(['chat', '-m', 'hi'], env(home));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/agent\.max_roundz/);
+    expect(result.stderr).toMatch(/max_rounds/);
+  });
+
+  it('stops with exit 2 naming a missing ${VAR}', async () => {
+    const home = makeHome(config());
+    const result = await runCli(['chat', '-m', 'hi'], cliEnv(home, { FAKE_BASE: llm.baseUrls.openai }));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/TEST_KEY/);
+    expect(result.stderr).toMatch(/models\[0\]\.api_key/);
+  });
+
+  it('refuses a corrupt database with a clear message', async () => {
+    const home = makeHome(config());
+    writeFileSync(join(home, 'wren.db'), Buffer.alloc(8192, 0x5a));
+    const result = await runCli(['chat', '-m', 'hi'], env(home));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/wren\.db/);
+    expect(result.stderr).toMatch(/not a SQLite database|damaged/);
+  });
+
+  it('rejects a malformed --session id', async () => {
+    const home = makeHome(config());
+    const result = await runCli(['chat', '-m', 'hi', '--session', '../etc'], env(home));
+    expect(result.code).toBe(2);
+  });
+});
+
+describe('wren chat (interactive, piped)', () => {
+  it('answers each line and keeps one session', async () => {
+    const home = makeHome(config());
+    llm.script({ text: 'one' }, { text: 'two' });
+    const result = await runCli(['chat'], env(home), 'first line\nsecond line\n');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('one\ntwo\n');
+    expect(JSON.stringify(llm.lastRequest?.body.messages)).toContain('first line');
+  });
+
+  it('/help lists the commands', async () => {
+    const home = makeHome(config());
+    const result = await runCli(['chat'], env(home), '/help\n');
+    expect(result.stdout).toMatch(/\/new/);
+    expect(result.stdout).toMatch(/\/stop/);
+    expect(llm.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,210 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
+import { cliEnv, makeHome, type RunningWren, runCli, startWren, waitFor } from '../support/wren-home.js';
+
+let llm: FakeLlmServer;
+const TOKEN = 'test-gateway-token-123';
+const running: RunningWren[] = [];
+
+const twoModels = `
+models:
+  - name: primary
+    protocol: openai
+    base_url: \${FAKE_BASE}
+    model: model-a
+    priority: 0
+  - name: backup
+    protocol: anthropic
+    base_url: \${FAKE_ANTHROPIC}
+    model: model-b
+    priority: 1
+`;
+
+function env(home: string, extra: Record<string, string> = {}) {
+  return cliEnv(home, {
+    FAKE_BASE: llm.baseUrls.openai,
+    FAKE_ANTHROPIC: llm.baseUrls.anthropic,
+    WREN_GATEWAY_TOKEN: TOKEN,
+    ...extra,
+  });
+}
+
+async function start(home: string, extra: Record<string, string> = {}, args: string[] = []) {
+  const wren = await startWren(env(home, extra), args);
+  running.push(wren);
+  return wren;
+}
+
+function chat(wren: RunningWren, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${wren.url}/api/chat`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+beforeAll(async () => {
+  llm = await startFakeLlmServer();
+});
+afterAll(() => llm.close());
+beforeEach(() => llm.reset());
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((wren) => wren.stop()));
+});
+
+describe('wren start (HTTP gateway)', () => {
+  it('serves health without auth and refuses the API without the token', async () => {
+    const wren = await start(makeHome(twoModels));
+    const health = await fetch(`${wren.url}/api/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ ok: true });
+    const anonymous = await fetch(`${wren.url}/api/chat`, { method: 'POST', body: '{}' });
+    expect(anonymous.status).toBe(401);
+    const wrong = await chat(wren, { message: 'hi' }, { authorization: 'Bearer nope' });
+    expect(wrong.status).toBe(401);
+    expect(llm.requests).toHaveLength(0);
+  });
+
+  it('answers POST /api/chat as JSON and continues the session', async () => {
+    const wren = await start(makeHome(twoModels));
+    llm.setHandler((request) => ({ text: `you said: ${request.lastUserText.split('\n').at(-1)}` }));
+    const first = await chat(wren, { message: 'apples' });
+    expect(first.status).toBe(200);
+    const body = (await first.json()) as { reply: string; session: string; usage: { inputTokens: number } };
+    expect(body.reply).toBe('you said: apples');
+    expect(body.usage.inputTokens).toBeGreaterThan(0);
+    const second = await chat(wren, { message: 'pears', session: body.session });
+    expect(await second.json()).toMatchObject({ reply: 'you said: pears', session: body.session });
+    expect(JSON.stringify(llm.lastRequest?.body.messages)).toContain('apples');
+  });
+
+  it('streams deltas, tool events and a final done event over SSE', async () => {
+    const home = makeHome(twoModels);
+    const wren = await start(home);
+    writeFileSync(join(home, 'workspace', 'note.txt'), 'the code is 4711');
+    llm.script(
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'note.txt' } }] },
+      { text: 'The code is 4711.', chunks: ['The ', 'code ', 'is 4711.'] },
+    );
+    const response = await chat(wren, { message: 'what is the code?' }, { accept: 'text/event-stream' });
+    expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const text = await response.text();
+    const events = [...text.matchAll(/event: (\S+)\ndata: (.*)\n/g)].map((match) => ({
+      event: match[1],
+      data: JSON.parse(match[2]!),
+    }));
+    const names = events.map((event) => event.event);
+    expect(names).toContain('tool');
+    expect(events.find((event) => event.event === 'tool')?.data).toMatchObject({
+      phase: 'start',
+      name: 'read_file',
+    });
+    const deltas = events
+      .filter((event) => event.event === 'delta')
+      .map((event) => event.data.text)
+      .join('');
+    expect(deltas).toBe('The code is 4711.');
+    expect(events.at(-1)).toMatchObject({ event: 'done', data: { reply: 'The code is 4711.' } });
+  });
+
+  it('rejects bad bodies with a clear 400 and oversized ones with 413', async () => {
+    const wren = await start(makeHome(twoModels));
+    const notJson = await chat(wren, 'not json');
+    expect(notJson.status).toBe(400);
+    const missing = await chat(wren, { text: 'hi' });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: { code: 'bad_request' } });
+    const huge = await chat(wren, { message: 'x'.repeat(1_000_001) });
+    expect(huge.status).toBe(413);
+    expect(llm.requests).toHaveLength(0);
+  });
+
+  it('fails over to the next endpoint on 429 and skips the cooling one until Retry-After passes', async () => {
+    const wren = await start(makeHome(twoModels));
+    llm.script({ status: 429, retryAfter: '120', match: { model: 'model-a' } });
+    llm.setHandler((request) => ({ text: `answered by ${request.model}` }));
+    const first = await chat(wren, { message: 'one' });
+    expect(await first.json()).toMatchObject({ reply: 'answered by model-b' });
+    const second = await chat(wren, { message: 'two' });
+    expect(await second.json()).toMatchObject({ reply: 'answered by model-b' });
+    expect(llm.requests.map((request) => request.model)).toEqual(['model-a', 'model-b', 'model-b']);
+  });
+
+  it('keeps concurrent sessions apart', async () => {
+    const wren = await start(makeHome(twoModels));
+    llm.setHandler((request) => ({ text: `echo ${request.lastUserText.split('\n').at(-1)}`, delayMs: 100 }));
+    const replies = await Promise.all(
+      ['red', 'green', 'blue'].map(
+        async (color) =>
+          (await (await chat(wren, { message: color })).json()) as { reply: string; session: string },
+      ),
+    );
+    expect(replies.map((reply) => reply.reply)).toEqual(['echo red', 'echo green', 'echo blue']);
+    expect(new Set(replies.map((reply) => reply.session)).size).toBe(3);
+  });
+
+  it('applies config edits live and keeps the last good config on an invalid edit', async () => {
+    const home = makeHome(twoModels);
+    const wren = await start(home);
+    await chat(wren, { message: 'before' });
+    expect(llm.lastRequest?.model).toBe('model-a');
+    const path = join(home, 'config.yaml');
+    writeFileSync(path, readFileSync(path, 'utf8').replace('model: model-a', 'model: model-c'));
+    await waitFor(async () => {
+      await chat(wren, { message: 'probe' });
+      return llm.lastRequest?.model === 'model-c';
+    });
+    writeFileSync(path, `${readFileSync(path, 'utf8')}\nbogus_section: 1\n`);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const after = await chat(wren, { message: 'after' });
+    expect(after.status).toBe(200);
+    expect(llm.lastRequest?.model).toBe('model-c');
+    await waitFor(() => readFileSync(join(home, 'logs', 'wren.log'), 'utf8').includes('bogus_section'));
+  });
+
+  it('refuses a second start on the same home', async () => {
+    const home = makeHome(twoModels);
+    await start(home);
+    const second = await runCli(['start', '--port', '0'], env(home));
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(/already running|lock/i);
+  });
+
+  it('refuses a non-loopback address without a configured token', async () => {
+    const home = makeHome(twoModels);
+    const result = await runCli(
+      ['start', '--host', '0.0.0.0', '--port', '0'],
+      cliEnv(home, { FAKE_BASE: llm.baseUrls.openai, FAKE_ANTHROPIC: llm.baseUrls.anthropic }),
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/refusing to listen on 0\.0\.0\.0/);
+  });
+
+  it('generates a token once, shows it once, and accepts it after a restart', async () => {
+    const home = makeHome(twoModels);
+    const noToken = { WREN_GATEWAY_TOKEN: '' };
+    const first = await start(home, noToken);
+    const token = first.stdout().match(/gateway token[^:]*: (wren_\S+)/)?.[1];
+    expect(token).toBeDefined();
+    await first.stop();
+    running.length = 0;
+    const second = await start(home, noToken);
+    expect(second.stdout()).not.toMatch(/wren_/);
+    const ok = await fetch(`${second.url}/api/status`, { headers: { authorization: `Bearer ${token}` } });
+    expect(ok.status).toBe(200);
+    expect(readFileSync(join(home, 'wren.db')).includes(Buffer.from(token!))).toBe(false);
+  });
+
+  it('drains an in-flight turn on SIGTERM, then exits 0', async () => {
+    const wren = await start(makeHome(twoModels));
+    llm.script({ text: 'slow answer', delayMs: 1500 });
+    const pending = chat(wren, { message: 'take your time' });
+    await waitFor(() => llm.requests.length === 1);
+    wren.child.kill('SIGTERM');
+    const response = await pending;
+    expect(await response.json()).toMatchObject({ reply: 'slow answer' });
+    expect(await wren.exited).toBe(0);
+  });
+});
