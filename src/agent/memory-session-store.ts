@@ -58,7 +58,7 @@ export class MemorySessionStore implements SessionStore {
       start--;
     }
     while (start < all.length && all[start]!.message.role === 'tool') start++;
-    return all.slice(start).map((stored) => ({ ...stored }));
+    return all.slice(start).map((stored) => structuredClone(stored));
   }
 
   async appendMessages(sessionId: string, messages: NewMessage[]): Promise<void> {

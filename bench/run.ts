@@ -1,0 +1,164 @@
+/**
+ * Wren's benchmarks. Measures, never asserts: prints a table and writes bench/results/latest.json.
+ *   npm run bench
+ * Figures: prompt tokens of "hi" in a fresh session, framework overhead per turn (instant in-process model,
+ * p50/p99 over 200 turns), cold start to /api/health OK, idle RSS after start and after 1,000 turns.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createApp } from '../src/app.js';
+import { estimateTokens } from '../src/llm/token-estimate.js';
+import type { ChatModel, ModelEvent } from '../src/llm/types.js';
+import { startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
+
+const CLI = resolve('dist/cli/main.js');
+const TOKEN = 'bench-token';
+
+function home(config: string): string {
+  const dir = join(mkdtempSync(join(tmpdir(), 'wren-bench-')), 'home');
+  mkdirSync(dir, { mode: 0o700 });
+  writeFileSync(join(dir, 'config.yaml'), config, { mode: 0o600 });
+  return dir;
+}
+
+const modelConfig = (baseUrl: string) => `models:\n  - name: main\n    protocol: openai\n    base_url: ${baseUrl}\n    model: fake-model\n`;
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Prompt tokens of "hi": everything the provider would tokenize (system, messages, tool schemas). */
+async function helloTokens(): Promise<{ tokens: number; system: number; tools: number; toolCount: number }> {
+  const llm = await startFakeLlmServer();
+  const app = createApp({ home: home(modelConfig(llm.baseUrls.openai)) });
+  try {
+    await app.bus.request({ id: 'hi', channel: 'cli', senderId: 'owner', chatId: 'bench', text: 'hi' });
+    const body = llm.lastRequest!.body as { messages: Array<{ role: string; content: string }>; tools?: unknown[] };
+    const system = body.messages.filter((message) => message.role === 'system').map((message) => message.content).join('\n');
+    const rest = body.messages.filter((message) => message.role !== 'system').map((message) => message.content).join('\n');
+    const tools = JSON.stringify(body.tools ?? []);
+    const systemTokens = estimateTokens(system);
+    const toolTokens = estimateTokens(tools);
+    return {
+      tokens: systemTokens + estimateTokens(rest) + toolTokens + 4 * body.messages.length,
+      system: systemTokens,
+      tools: toolTokens,
+      toolCount: body.tools?.length ?? 0,
+    };
+  } finally {
+    await app.close();
+    await llm.close();
+  }
+}
+
+/** Framework overhead: an in-process model that answers at once, so the time is all Wren's. */
+async function overhead(turns: number): Promise<{ p50: number; p99: number }> {
+  const instant: ChatModel = {
+    limits: () => ({ contextWindow: 128_000, maxOutputTokens: 4096 }),
+    async *stream(): AsyncIterable<ModelEvent> {
+      yield { type: 'text-delta', text: 'ok' };
+      yield { type: 'done', result: { text: 'ok', toolCalls: [], stopReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } } };
+    },
+  };
+  const app = createApp({ home: home('{}\n'), model: instant });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < turns + 20; i++) {
+      const started = performance.now();
+      await app.bus.request({ id: `t${i}`, channel: 'cli', senderId: 'owner', chatId: 'bench', text: `message ${i}` });
+      if (i >= 20) times.push(performance.now() - started);
+    }
+  } finally {
+    await app.close();
+  }
+  return { p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(status.match(/VmRSS:\s+(\d+)/)![1]) / 1024;
+}
+
+async function waitHealthy(url: string, deadline: number): Promise<void> {
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/api/health`)).ok) return;
+    } catch {}
+    if (performance.now() > deadline) throw new Error('gateway did not become healthy');
+    await new Promise((done) => setTimeout(done, 5));
+  }
+}
+
+/** Spawns `wren start`; resolves with the process, its URL and the time until /api/health answered. */
+async function startGateway(config: string) {
+  const dir = home(config);
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const started = performance.now();
+  const child = spawn(process.execPath, [CLI, 'start', '--port', String(port)], {
+    env: { PATH: process.env['PATH'], HOME: process.env['HOME'], WREN_HOME: dir, WREN_GATEWAY_TOKEN: TOKEN },
+    stdio: 'ignore',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitHealthy(url, started + 15_000);
+  return { child, url, startMs: performance.now() - started };
+}
+
+async function coldStart(runs: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const { child, startMs } = await startGateway('{}\n');
+    times.push(startMs);
+    child.kill('SIGTERM');
+    await new Promise((done) => child.on('exit', done));
+  }
+  return percentile(times, 50);
+}
+
+async function memory(turns: number) {
+  const llm = await startFakeLlmServer();
+  const { child, url } = await startGateway(modelConfig(llm.baseUrls.openai));
+  await new Promise((done) => setTimeout(done, 1500));
+  const afterStart = rssMb(child.pid!);
+  const samples: number[] = [];
+  for (let i = 0; i < turns; i++) {
+    const response = await fetch(`${url}/api/chat`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: `turn ${i}`, session: `s${i % 20}` }),
+    });
+    await response.arrayBuffer();
+    if ((i + 1) % 250 === 0) samples.push(rssMb(child.pid!));
+  }
+  await new Promise((done) => setTimeout(done, 1500));
+  const afterTurns = rssMb(child.pid!);
+  child.kill('SIGTERM');
+  await new Promise((done) => child.on('exit', done));
+  await llm.close();
+  return { afterStart, afterTurns, samples };
+}
+
+const hi = await helloTokens();
+const perTurn = await overhead(200);
+const start = await coldStart(5);
+const rss = await memory(1000);
+const results = {
+  date: new Date().toISOString(),
+  node: process.version,
+  helloPromptTokens: hi,
+  overheadMs: perTurn,
+  coldStartMs: start,
+  idleRssMb: rss,
+};
+mkdirSync('bench/results', { recursive: true });
+writeFileSync('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
+const row = (name: string, value: string, target: string) => console.log(`${name.padEnd(34)} ${value.padEnd(28)} ${target}`);
+row('figure', 'measured', 'target');
+row('"hi" prompt tokens', `${hi.tokens} (system ${hi.system}, ${hi.toolCount} tools ${hi.tools})`, '< 1,500');
+row('framework overhead per turn', `p50 ${perTurn.p50.toFixed(2)} ms, p99 ${perTurn.p99.toFixed(2)} ms`, 'p50 < 10 ms');
+row('cold start to /api/health', `${start.toFixed(0)} ms (median of 5)`, '< 1,000 ms');
+row('idle RSS after start', `${rss.afterStart.toFixed(1)} MB`, '< 120 MB');
+row('idle RSS after 1,000 turns', `${rss.afterTurns.toFixed(1)} MB (${rss.samples.map((v) => v.toFixed(0)).join(' → ')})`, 'flat');

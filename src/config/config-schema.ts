@@ -1,0 +1,160 @@
+import * as z from 'zod';
+
+export const PROTOCOLS = ['openai', 'anthropic', 'gemini'] as const;
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
+
+/** Turns `"42"` / `"true"` (typically the result of `${VAR}`) into 42 / true; other values pass through. */
+function fromString(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const text = value.trim();
+  if (/^-?\d+(\.\d+)?$/.test(text)) return Number(text);
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  return value;
+}
+
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(fromString, z.number().int().min(min).max(max));
+const positiveNumber = z.preprocess(fromString, z.number().positive());
+const flag = z.preprocess(fromString, z.boolean());
+const nonEmpty = z.string().trim().min(1);
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((text) => /^https?:\/\/[^\s/]+/.test(text) && URL.canParse(text), {
+    message: 'must be an http(s) URL such as https://api.example.com/v1',
+  })
+  .transform((text) => text.replace(/\/+$/, ''));
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One `models:` entry. `timeout` is in seconds; protocol/base_url may come from `provider:` instead. */
+export const modelSchema = z.strictObject({
+  name: nonEmpty,
+  provider: nonEmpty.optional(),
+  protocol: z.enum(PROTOCOLS).optional(),
+  base_url: httpUrl.optional(),
+  api_key: z.string().optional(),
+  model: nonEmpty,
+  tags: z.array(nonEmpty).min(1).default(['default']),
+  priority: integer(Number.MIN_SAFE_INTEGER).default(0),
+  context_window: integer(1).optional(),
+  max_output_tokens: integer(1).default(4096),
+  enabled: flag.default(true),
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Seconds. */
+  timeout: positiveNumber.default(120),
+  vision: flag.default(false),
+});
+
+const modelsSchema = z.array(modelSchema).superRefine((models, ctx) => {
+  const seen = new Map<string, number>();
+  models.forEach((model, index) => {
+    const first = seen.get(model.name);
+    if (first === undefined) seen.set(model.name, index);
+    else
+      ctx.addIssue({
+        code: 'custom',
+        path: [index, 'name'],
+        message: `duplicate model name "${model.name}" (already used by models[${first}]); names must be unique`,
+      });
+  });
+});
+
+export const gatewaySchema = z.strictObject({
+  host: nonEmpty.default('127.0.0.1'),
+  port: integer(0, 65535).default(7777),
+  /** Empty (e.g. `${WREN_TOKEN:-}` with the variable unset) means no token. */
+  token: z.string().optional(),
+});
+
+export const agentSchema = z.strictObject({
+  max_rounds: integer(1).default(40),
+  max_concurrency: integer(1).default(4),
+  max_tool_result_chars: integer(100).default(16000),
+  repeat_limit: integer(1).default(3),
+  history_reserve_tokens: integer(0).default(1024),
+  timezone: nonEmpty
+    .refine(isTimeZone, {
+      message: 'unknown time zone; use an IANA name such as Europe/Berlin or America/New_York',
+    })
+    .optional(),
+});
+
+export const logSchema = z.strictObject({
+  level: z.enum(LOG_LEVELS).default('info'),
+});
+
+/**
+ * The schema of `config.yaml`, with keys spelled as users write them (snake_case). Every object is strict:
+ * an unknown key is an error, never ignored. Numbers and booleans also accept their string spelling so that
+ * `port: ${PORT}` works after interpolation. Every section is optional and has defaults.
+ */
+export const configSchema = z.strictObject({
+  models: modelsSchema.default([]),
+  gateway: gatewaySchema.prefault({}),
+  agent: agentSchema.prefault({}),
+  workspace: nonEmpty.optional(),
+  log: logSchema.prefault({}),
+});
+
+/** One `models:` entry as a user writes it (the input of {@link modelSchema}). */
+export type ModelEntry = z.input<typeof modelSchema>;
+/** `config.yaml` after validation and defaults, still snake_case and before presets are applied. */
+export type ParsedConfig = z.output<typeof configSchema>;
+export type ParsedModel = z.output<typeof modelSchema>;
+
+interface ZodInternals {
+  _zod: {
+    def: {
+      type: string;
+      innerType?: unknown;
+      in?: unknown;
+      element?: unknown;
+      shape?: Record<string, unknown>;
+    };
+  };
+}
+
+/**
+ * The keys an object at `path` may have (for "did you mean" hints), or undefined when `path` does not lead
+ * to an object in the schema.
+ */
+export function knownKeysAt(
+  path: ReadonlyArray<PropertyKey>,
+  schema: unknown = configSchema,
+): string[] | undefined {
+  let node = schema as ZodInternals;
+  let index = 0;
+  for (;;) {
+    const def = node._zod.def;
+    if (
+      def.type === 'default' ||
+      def.type === 'prefault' ||
+      def.type === 'optional' ||
+      def.type === 'nullable'
+    ) {
+      node = def.innerType as ZodInternals;
+    } else if (def.type === 'pipe') {
+      node = def.in as ZodInternals;
+    } else if (index === path.length) {
+      return def.type === 'object' && def.shape ? Object.keys(def.shape) : undefined;
+    } else if (def.type === 'array' && typeof path[index] === 'number') {
+      node = def.element as ZodInternals;
+      index++;
+    } else if (def.type === 'object' && def.shape && String(path[index]) in def.shape) {
+      node = def.shape[String(path[index])] as ZodInternals;
+      index++;
+    } else {
+      return undefined;
+    }
+  }
+}

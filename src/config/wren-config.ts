@@ -1,0 +1,63 @@
+import type { Protocol } from '../llm/endpoint.js';
+import type { LOG_LEVELS } from './config-schema.js';
+
+/**
+ * The validated configuration. Keys are camelCase (config.yaml's snake_case `max_rounds` is `maxRounds`
+ * here), presets are applied, `${VAR}`s are resolved and paths are absolute. Instances returned by
+ * `loadConfig` are deep-frozen: assigning to any field throws a TypeError.
+ */
+export interface WrenConfig {
+  /** Absolute path of the Wren home folder. */
+  readonly home: string;
+  /** Absolute path of the config file the values came from (it may not exist: then all are defaults). */
+  readonly file: string;
+  readonly models: readonly ModelConfig[];
+  readonly gateway: GatewayConfig;
+  readonly agent: AgentConfig;
+  /** Absolute path of the workspace folder (default `<home>/workspace`). */
+  readonly workspace: string;
+  readonly log: { readonly level: LogLevel };
+}
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** One `models:` entry with its provider preset applied. */
+export interface ModelConfig {
+  readonly name: string;
+  /** The preset named by `provider:`, when one was. */
+  readonly provider?: string;
+  readonly protocol: Protocol;
+  /** Without trailing slash. */
+  readonly baseUrl: string;
+  /** Resolved secret (from `api_key` or the preset's environment variable); never log it. */
+  readonly apiKey?: string;
+  /** The environment variable the key was read from, when it came from a preset (for `wren doctor`). */
+  readonly apiKeyEnv?: string;
+  readonly model: string;
+  readonly tags: readonly string[];
+  readonly priority: number;
+  readonly contextWindow: number;
+  readonly maxOutputTokens: number;
+  readonly enabled: boolean;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Per-request deadline in seconds, as written in config.yaml. */
+  readonly timeoutSeconds: number;
+  readonly vision: boolean;
+}
+
+export interface GatewayConfig {
+  readonly host: string;
+  readonly port: number;
+  /** Resolved bearer token, when configured. */
+  readonly token?: string;
+}
+
+export interface AgentConfig {
+  readonly maxRounds: number;
+  readonly maxConcurrency: number;
+  readonly maxToolResultChars: number;
+  readonly repeatLimit: number;
+  readonly historyReserveTokens: number;
+  /** IANA time zone; the system's when not configured. */
+  readonly timezone: string;
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS, migrate, SCHEMA_VERSION } from './migrations.js';
+import { openDatabase } from './open-database.js';
+import { StoreError } from './store-error.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'wren-migrate-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const tables = (db: Database.Database) =>
+  (
+    db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as Array<{
+      name: string;
+    }>
+  ).map((row) => row.name);
+
+describe('migrate', () => {
+  it('creates schema v1 and is idempotent across opens', () => {
+    const path = join(dir, 'wren.db');
+    const first = openDatabase(path);
+    expect(tables(first)).toEqual(['messages', 'sessions', 'settings', 'usage']);
+    first.prepare("INSERT INTO settings VALUES ('a', 'b')").run();
+    expect(migrate(first)).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
+    first.close();
+    const second = openDatabase(path);
+    expect(second.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    expect(second.prepare('SELECT value FROM settings WHERE key = ?').get('a')).toEqual({ value: 'b' });
+    second.close();
+  });
+
+  it('reports the versions it moved between', () => {
+    const db = openDatabase(join(dir, 'wren.db'), { migrate: false });
+    expect(migrate(db)).toEqual({ from: 0, to: SCHEMA_VERSION });
+    db.close();
+  });
+
+  it('refuses a database from a newer Wren', () => {
+    const path = join(dir, 'wren.db');
+    const raw = new Database(path);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    expect(() => openDatabase(path)).toThrowError(StoreError);
+    expect(() => openDatabase(path)).toThrow(
+      `has schema version ${SCHEMA_VERSION + 1}, but this Wren only knows versions up to ${SCHEMA_VERSION}; upgrade Wren`,
+    );
+  });
+
+  it('rolls a failing step back entirely', () => {
+    const db = openDatabase(join(dir, 'wren.db'));
+    const broken = [
+      ...MIGRATIONS,
+      {
+        version: SCHEMA_VERSION + 1,
+        description: 'broken',
+        up: (target: Database.Database) => {
+          target.exec('CREATE TABLE half_done (x INTEGER)');
+          target.exec('THIS IS NOT SQL');
+        },
+      },
+    ];
+    expect(() => migrate(db, broken)).toThrow(/migration to schema version 2 \(broken\) failed/);
+    expect(tables(db)).not.toContain('half_done');
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    db.close();
+  });
+});

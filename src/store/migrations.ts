@@ -1,0 +1,107 @@
+import type { Database } from 'better-sqlite3';
+import { StoreError } from './store-error.js';
+
+/** One schema step. `up` runs inside a transaction together with the `user_version` bump. */
+export interface Migration {
+  version: number;
+  description: string;
+  up(db: Database): void;
+}
+
+/**
+ * Schema v1. `messages.content` holds the whole ChatMessage as JSON (role included; the `role` column
+ * duplicates it for queries); `details` holds UI-only data as JSON or NULL. Times are Unix milliseconds.
+ */
+const v1 = `
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY,
+  key TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  chat_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX sessions_by_key ON sessions (key, created_at);
+CREATE INDEX sessions_by_updated ON sessions (updated_at);
+
+CREATE TABLE messages (
+  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL CHECK (seq >= 1),
+  role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
+  content TEXT NOT NULL CHECK (json_valid(content)),
+  tokens INTEGER NOT NULL CHECK (tokens >= 0),
+  details TEXT CHECK (details IS NULL OR json_valid(details)),
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, seq)
+) STRICT;
+-- Covers the backwards walk of recentMessages without touching message bodies.
+CREATE INDEX messages_budget ON messages (session_id, seq, tokens);
+
+CREATE TABLE usage (
+  id INTEGER PRIMARY KEY,
+  session_id TEXT REFERENCES sessions (id) ON DELETE SET NULL,
+  endpoint TEXT NOT NULL,
+  input_tokens INTEGER NOT NULL,
+  output_tokens INTEGER NOT NULL,
+  cached_tokens INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX usage_by_time ON usage (created_at);
+CREATE INDEX usage_by_session ON usage (session_id);
+
+CREATE TABLE settings (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT;
+`;
+
+/** Every migration, in order. Append only: never edit a released step. */
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, description: 'sessions, messages, usage, settings', up: (db) => db.exec(v1) },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+function userVersion(db: Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/**
+ * Brings the schema up to date, one migration per IMMEDIATE transaction (so two processes never run the
+ * same step twice). Idempotent: a current database is left alone.
+ * @returns the versions before and after.
+ * @throws StoreError when the database was written by a newer Wren (its version is unknown here) or a step
+ * fails (that step is rolled back; earlier steps stay).
+ */
+export function migrate(
+  db: Database,
+  migrations: readonly Migration[] = MIGRATIONS,
+): { from: number; to: number } {
+  const latest = migrations.length ? migrations[migrations.length - 1]!.version : 0;
+  const from = userVersion(db);
+  if (from > latest) {
+    throw new StoreError(
+      `${db.name}: the database has schema version ${from}, but this Wren only knows versions up to ${latest}; ` +
+        'upgrade Wren, or restore a backup made with this version',
+      { path: db.name },
+    );
+  }
+  for (const migration of migrations) {
+    const step = db.transaction(() => {
+      if (userVersion(db) >= migration.version) return;
+      migration.up(db);
+      db.pragma(`user_version = ${migration.version}`);
+    });
+    try {
+      step.immediate();
+    } catch (error) {
+      throw new StoreError(
+        `${db.name}: migration to schema version ${migration.version} (${migration.description}) failed: ` +
+          `${(error as Error).message}; the database is unchanged by this step; report this as a bug`,
+        { path: db.name, cause: error },
+      );
+    }
+  }
+  return { from, to: userVersion(db) };
+}
