@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 20_000,
     pool: 'forks',
     globalSetup: ['test/global-setup.ts'],
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });

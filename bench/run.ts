@@ -24,7 +24,8 @@ function home(config: string): string {
   return dir;
 }
 
-const modelConfig = (baseUrl: string) => `models:\n  - name: main\n    protocol: openai\n    base_url: ${baseUrl}\n    model: fake-model\n`;
+const modelConfig = (baseUrl: string) =>
+  `models:\n  - name: main\n    protocol: openai\n    base_url: ${baseUrl}\n    model: fake-model\n`;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -37,9 +38,18 @@ async function helloTokens(): Promise<{ tokens: number; system: number; tools: n
   const app = createApp({ home: home(modelConfig(llm.baseUrls.openai)) });
   try {
     await app.bus.request({ id: 'hi', channel: 'cli', senderId: 'owner', chatId: 'bench', text: 'hi' });
-    const body = llm.lastRequest!.body as { messages: Array<{ role: string; content: string }>; tools?: unknown[] };
-    const system = body.messages.filter((message) => message.role === 'system').map((message) => message.content).join('\n');
-    const rest = body.messages.filter((message) => message.role !== 'system').map((message) => message.content).join('\n');
+    const body = llm.lastRequest!.body as {
+      messages: Array<{ role: string; content: string }>;
+      tools?: unknown[];
+    };
+    const system = body.messages
+      .filter((message) => message.role === 'system')
+      .map((message) => message.content)
+      .join('\n');
+    const rest = body.messages
+      .filter((message) => message.role !== 'system')
+      .map((message) => message.content)
+      .join('\n');
     const tools = JSON.stringify(body.tools ?? []);
     const systemTokens = estimateTokens(system);
     const toolTokens = estimateTokens(tools);
@@ -61,7 +71,10 @@ async function overhead(turns: number): Promise<{ p50: number; p99: number }> {
     limits: () => ({ contextWindow: 128_000, maxOutputTokens: 4096 }),
     async *stream(): AsyncIterable<ModelEvent> {
       yield { type: 'text-delta', text: 'ok' };
-      yield { type: 'done', result: { text: 'ok', toolCalls: [], stopReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } } };
+      yield {
+        type: 'done',
+        result: { text: 'ok', toolCalls: [], stopReason: 'stop', usage: { inputTokens: 1, outputTokens: 1 } },
+      };
     },
   };
   const app = createApp({ home: home('{}\n'), model: instant });
@@ -69,7 +82,13 @@ async function overhead(turns: number): Promise<{ p50: number; p99: number }> {
   try {
     for (let i = 0; i < turns + 20; i++) {
       const started = performance.now();
-      await app.bus.request({ id: `t${i}`, channel: 'cli', senderId: 'owner', chatId: 'bench', text: `message ${i}` });
+      await app.bus.request({
+        id: `t${i}`,
+        channel: 'cli',
+        senderId: 'owner',
+        chatId: 'bench',
+        text: `message ${i}`,
+      });
       if (i >= 20) times.push(performance.now() - started);
     }
   } finally {
@@ -135,6 +154,12 @@ async function memory(turns: number) {
   }
   await new Promise((done) => setTimeout(done, 1500));
   const afterTurns = rssMb(child.pid!);
+  const status = (await (
+    await fetch(`${url}/api/status`, { headers: { authorization: `Bearer ${TOKEN}` } })
+  ).json()) as {
+    memoryMb: Record<string, number>;
+  };
+  console.log('gateway memory after turns (MB):', status.memoryMb);
   child.kill('SIGTERM');
   await new Promise((done) => child.on('exit', done));
   await llm.close();
@@ -155,10 +180,19 @@ const results = {
 };
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
-const row = (name: string, value: string, target: string) => console.log(`${name.padEnd(34)} ${value.padEnd(28)} ${target}`);
+const row = (name: string, value: string, target: string) =>
+  console.log(`${name.padEnd(34)} ${value.padEnd(28)} ${target}`);
 row('figure', 'measured', 'target');
 row('"hi" prompt tokens', `${hi.tokens} (system ${hi.system}, ${hi.toolCount} tools ${hi.tools})`, '< 1,500');
-row('framework overhead per turn', `p50 ${perTurn.p50.toFixed(2)} ms, p99 ${perTurn.p99.toFixed(2)} ms`, 'p50 < 10 ms');
+row(
+  'framework overhead per turn',
+  `p50 ${perTurn.p50.toFixed(2)} ms, p99 ${perTurn.p99.toFixed(2)} ms`,
+  'p50 < 10 ms',
+);
 row('cold start to /api/health', `${start.toFixed(0)} ms (median of 5)`, '< 1,000 ms');
 row('idle RSS after start', `${rss.afterStart.toFixed(1)} MB`, '< 120 MB');
-row('idle RSS after 1,000 turns', `${rss.afterTurns.toFixed(1)} MB (${rss.samples.map((v) => v.toFixed(0)).join(' → ')})`, 'flat');
+row(
+  'idle RSS after 1,000 turns',
+  `${rss.afterTurns.toFixed(1)} MB (${rss.samples.map((v) => v.toFixed(0)).join(' → ')})`,
+  'flat',
+);

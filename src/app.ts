@@ -11,6 +11,7 @@ import { watchConfig } from './config/watch-config.js';
 import type { WrenConfig } from './config/wren-config.js';
 import type { EndpointConfig } from './llm/endpoint.js';
 import { EndpointPool } from './llm/endpoint-pool.js';
+import type { ChatModel } from './llm/types.js';
 import { acquireHomeLock } from './store/home-lock.js';
 import { openDatabase } from './store/open-database.js';
 import { SettingsRepository } from './store/settings-repository.js';
@@ -30,6 +31,8 @@ export interface AppOptions {
   watch?: boolean;
   /** Endpoints to use when config.yaml names none (a local server found by probing). */
   fallbackEndpoints?: EndpointConfig[];
+  /** A model to use instead of the endpoint pool (benchmarks, tests). */
+  model?: ChatModel;
 }
 
 export interface WrenApp {
@@ -88,7 +91,7 @@ export function createApp(options: AppOptions): WrenApp {
   const runtime = new AgentRuntime({
     bus,
     store: sessions,
-    model: pool,
+    model: options.model ?? pool,
     registry,
     get context() {
       return context;

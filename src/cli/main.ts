@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './memory-flags.js';
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { resolveHome } from '../config/home.js';

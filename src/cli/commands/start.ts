@@ -17,6 +17,17 @@ export interface StartOptions {
   port?: number;
 }
 
+function memoryMb(): Record<string, number> {
+  const usage = process.memoryUsage();
+  const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
+  return {
+    rss: mb(usage.rss),
+    heapUsed: mb(usage.heapUsed),
+    heapTotal: mb(usage.heapTotal),
+    external: mb(usage.external),
+  };
+}
+
 /** How long SIGTERM waits for running turns before cancelling them. */
 const DRAIN_MS = 10_000;
 
@@ -75,6 +86,7 @@ export async function runStart(options: StartOptions): Promise<void> {
       uptimeSeconds: Math.round((Date.now() - app.startedAt) / 1000),
       models: app.pool.status(),
       turnsInFlight: app.runtime.inFlight(),
+      memoryMb: memoryMb(),
       usage: usageTotals(app.db),
     }),
   });

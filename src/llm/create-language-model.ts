@@ -1,0 +1,48 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { EndpointConfig } from './endpoint.js';
+
+/**
+ * Creates the AI SDK provider model for one endpoint's wire protocol, pointed at its base URL with its key
+ * and headers. Keys are always passed explicitly (an empty string when the endpoint has none), so the SDKs
+ * never fall back to reading `ANTHROPIC_API_KEY` or `GOOGLE_GENERATIVE_AI_API_KEY` from the environment.
+ * Cheap and synchronous; no request is sent.
+ */
+export function createLanguageModel(endpoint: EndpointConfig): LanguageModelV3 {
+  const baseURL = endpoint.baseUrl.replace(/\/+$/, '');
+  const headers = endpoint.headers;
+  switch (endpoint.protocol) {
+    case 'openai':
+      return createOpenAICompatible({
+        name: 'openai-compatible',
+        baseURL,
+        apiKey: endpoint.apiKey || undefined,
+        headers,
+        includeUsage: true,
+        transformRequestBody: usesMaxCompletionTokens(baseURL) ? renameMaxTokens : undefined,
+      }).chatModel(endpoint.model);
+    case 'anthropic':
+      return createAnthropic({ baseURL, apiKey: endpoint.apiKey ?? '', headers }).messages(endpoint.model);
+    case 'gemini':
+      return createGoogleGenerativeAI({ baseURL, apiKey: endpoint.apiKey ?? '', headers }).chat(
+        endpoint.model,
+      );
+  }
+}
+
+/** OpenAI's own API rejects `max_tokens` for reasoning models; `max_completion_tokens` works for all. */
+function usesMaxCompletionTokens(baseURL: string): boolean {
+  try {
+    return new URL(baseURL).hostname === 'api.openai.com';
+  } catch {
+    return false;
+  }
+}
+
+function renameMaxTokens(body: Record<string, unknown>): Record<string, unknown> {
+  if (body.max_tokens === undefined) return body;
+  const { max_tokens, ...rest } = body;
+  return { ...rest, max_completion_tokens: max_tokens };
+}

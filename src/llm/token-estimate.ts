@@ -1,0 +1,96 @@
+/**
+ * Token estimates for budgeting prompts. Counts use OpenAI's cl100k encoding, a fair proxy for other
+ * providers' tokenizers (expect ±20 %); budget with a margin. All functions are synchronous and never throw.
+ */
+import { createRequire } from 'node:module';
+import type { ChatMessage, ModelRequest } from './types.js';
+
+/** Fixed estimate per image part (a ~1 MP image costs 750–1,600 tokens depending on the provider). */
+export const IMAGE_TOKENS = 1_000;
+/** Role markers and separators each provider adds around a message. */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+/** Strings longer than this are sampled instead of fully tokenized. */
+export const EXACT_LIMIT_CHARS = 32_000;
+
+const TOOL_CALL_OVERHEAD_TOKENS = 8;
+const TOOL_DEFINITION_OVERHEAD_TOKENS = 8;
+const REPLY_PRIMING_TOKENS = 3;
+const SAMPLE_COUNT = 8;
+const SAMPLE_CHARS = 2_048;
+
+type CountTokens = (text: string) => number;
+let countTokens: CountTokens | undefined;
+
+/**
+ * The cl100k encoder is loaded on first use (~80 ms, ~35 MB of RSS; o200k cost ~60 MB for no gain in budgeting) rather than at import, so commands
+ * that never estimate tokens start fast. The CommonJS build is required synchronously to keep the API sync.
+ */
+function encoder(): CountTokens {
+  if (!countTokens) {
+    const require = createRequire(import.meta.url);
+    const encoding = require('gpt-tokenizer/cjs/encoding/cl100k_base') as {
+      countTokens: (text: string, options: { disallowedSpecial: Set<string> }) => number;
+    };
+    // Treat `<|endoftext|>` and friends in user text as plain text instead of throwing.
+    const options = { disallowedSpecial: new Set<string>() };
+    countTokens = (text) => encoding.countTokens(text, options);
+  }
+  return countTokens;
+}
+
+/**
+ * Tokens in `text`. Exact (cl100k) up to `EXACT_LIMIT_CHARS`; longer strings are estimated from evenly
+ * spaced samples and extrapolated by length, so a 10 MB string costs about as much as a 16 kB one.
+ */
+export function estimateTokens(text: string): number {
+  if (text.length === 0) return 0;
+  const count = encoder();
+  if (text.length <= EXACT_LIMIT_CHARS) return count(text);
+  const stride = Math.floor((text.length - SAMPLE_CHARS) / (SAMPLE_COUNT - 1));
+  let sampledTokens = 0;
+  for (let i = 0; i < SAMPLE_COUNT; i++) {
+    sampledTokens += count(text.slice(i * stride, i * stride + SAMPLE_CHARS));
+  }
+  return Math.ceil((sampledTokens / (SAMPLE_COUNT * SAMPLE_CHARS)) * text.length);
+}
+
+/** Tokens one message adds to a prompt: its text, images, tool calls (name + raw arguments) and overhead. */
+export function estimateMessageTokens(message: ChatMessage): number {
+  let tokens = MESSAGE_OVERHEAD_TOKENS;
+  switch (message.role) {
+    case 'user':
+      if (typeof message.content === 'string') return tokens + estimateTokens(message.content);
+      for (const part of message.content) {
+        tokens += part.type === 'text' ? estimateTokens(part.text) : IMAGE_TOKENS;
+      }
+      return tokens;
+    case 'assistant':
+      tokens += estimateTokens(message.content);
+      for (const call of message.toolCalls ?? []) {
+        tokens += TOOL_CALL_OVERHEAD_TOKENS + estimateTokens(call.name) + estimateTokens(call.arguments);
+      }
+      return tokens;
+    case 'tool':
+      return (
+        tokens +
+        TOOL_CALL_OVERHEAD_TOKENS +
+        estimateTokens(message.toolName) +
+        estimateTokens(message.content)
+      );
+  }
+}
+
+/** Tokens of a whole request as sent: system blocks, messages, tool schemas, plus the reply priming. */
+export function estimateRequestTokens(request: Pick<ModelRequest, 'system' | 'messages' | 'tools'>): number {
+  let tokens = REPLY_PRIMING_TOKENS;
+  for (const block of request.system) tokens += MESSAGE_OVERHEAD_TOKENS + estimateTokens(block.text);
+  for (const message of request.messages) tokens += estimateMessageTokens(message);
+  for (const tool of request.tools ?? []) {
+    tokens +=
+      TOOL_DEFINITION_OVERHEAD_TOKENS +
+      estimateTokens(tool.name) +
+      estimateTokens(tool.description) +
+      estimateTokens(JSON.stringify(tool.parameters));
+  }
+  return tokens;
+}

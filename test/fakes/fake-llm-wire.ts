@@ -1,0 +1,269 @@
+/**
+ * Wire formats of the fake LLM server: how one scripted step looks as an OpenAI chat-completions,
+ * Anthropic messages or Gemini generateContent response (JSON and SSE). Pure functions; the server writes.
+ */
+
+export type FakeProtocol = 'openai' | 'anthropic' | 'gemini';
+export type FakeStopReason = 'stop' | 'tool_calls' | 'length';
+
+export interface FakeToolCall {
+  name: string;
+  /** Raw JSON text or an object (serialised for OpenAI/Anthropic, sent as `args` for Gemini). */
+  arguments: string | Record<string, unknown>;
+  /** Defaults to a generated `call_N` / `toolu_N` (Gemini sends no ids; the client makes them up). */
+  id?: string;
+}
+
+export interface FakeUsage {
+  input: number;
+  output: number;
+  /** Reported as OpenAI `cached_tokens`, Anthropic `cache_read_input_tokens`, Gemini `cachedContentTokenCount`. */
+  cachedInput?: number;
+}
+
+/** A step after defaults are applied: what the wire renderers need. */
+export interface RenderedStep {
+  chunks: string[];
+  toolCalls: Array<{ id: string; name: string; arguments: string; args: Record<string, unknown> }>;
+  usage: FakeUsage;
+  stopReason: FakeStopReason;
+  model: string;
+  id: string;
+}
+
+/** Splits text into several chunks (about 12 characters, at most ~24 chunks), preserving every character. */
+export function splitText(text: string): string[] {
+  if (text.length === 0) return [];
+  const size = Math.max(12, Math.ceil(text.length / 24));
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+  return chunks;
+}
+
+/** One SSE frame (`data: …\n\n`, Anthropic with an `event:` line); `content` marks text/tool-argument frames. */
+export interface StreamFrame {
+  data: string;
+  content: boolean;
+}
+
+/** The SSE frames of a streamed response. */
+export function renderStream(
+  protocol: FakeProtocol,
+  step: RenderedStep,
+  includeUsage: boolean,
+): StreamFrame[] {
+  if (protocol === 'openai') return openaiStream(step, includeUsage);
+  if (protocol === 'anthropic') return anthropicStream(step);
+  return geminiStream(step);
+}
+
+/** The non-streaming JSON body. */
+export function renderJson(protocol: FakeProtocol, step: RenderedStep): unknown {
+  if (protocol === 'openai') {
+    const message: Record<string, unknown> = { role: 'assistant', content: step.chunks.join('') || null };
+    if (step.toolCalls.length > 0) message.tool_calls = step.toolCalls.map(openaiToolCall);
+    return {
+      id: step.id,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: step.model,
+      choices: [{ index: 0, message, finish_reason: step.stopReason }],
+      usage: openaiUsage(step.usage),
+    };
+  }
+  if (protocol === 'anthropic') {
+    const content: unknown[] = [];
+    if (step.chunks.length > 0) content.push({ type: 'text', text: step.chunks.join('') });
+    for (const call of step.toolCalls)
+      content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.args });
+    return {
+      id: step.id,
+      type: 'message',
+      role: 'assistant',
+      model: step.model,
+      content,
+      stop_reason: anthropicStopReason(step.stopReason),
+      stop_sequence: null,
+      usage: anthropicUsage(step.usage),
+    };
+  }
+  return geminiChunk(step, geminiParts(step.chunks.join(''), step.toolCalls), true);
+}
+
+/** A protocol-shaped error body for `status`, with `message`. */
+export function renderError(protocol: FakeProtocol, status: number, message: string): unknown {
+  if (protocol === 'openai') {
+    return {
+      error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code: status },
+    };
+  }
+  if (protocol === 'anthropic')
+    return { type: 'error', error: { type: anthropicErrorType(status), message } };
+  return { error: { code: status, message, status: geminiErrorStatus(status) } };
+}
+
+function openaiStream(step: RenderedStep, includeUsage: boolean): StreamFrame[] {
+  const base = {
+    id: step.id,
+    object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000),
+    model: step.model,
+  };
+  const frame = (delta: unknown, finish: string | null = null, content = false): StreamFrame => ({
+    data: sse({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] }),
+    content,
+  });
+  const frames = [frame({ role: 'assistant', content: '' })];
+  for (const chunk of step.chunks) frames.push(frame({ content: chunk }, null, true));
+  step.toolCalls.forEach((call, index) => {
+    const head = { index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } };
+    frames.push(frame({ tool_calls: [head] }));
+    for (const piece of halves(call.arguments))
+      frames.push(frame({ tool_calls: [{ index, function: { arguments: piece } }] }, null, true));
+  });
+  frames.push(frame({}, step.stopReason));
+  if (includeUsage)
+    frames.push({ data: sse({ ...base, choices: [], usage: openaiUsage(step.usage) }), content: false });
+  frames.push({ data: 'data: [DONE]\n\n', content: false });
+  return frames;
+}
+
+function anthropicStream(step: RenderedStep): StreamFrame[] {
+  const event = (type: string, data: Record<string, unknown>): StreamFrame => ({
+    data: `event: ${type}\n${sse({ type, ...data })}`,
+    content: type === 'content_block_delta',
+  });
+  const usage = anthropicUsage(step.usage);
+  const message = { id: step.id, type: 'message', role: 'assistant', model: step.model, content: [] };
+  const frames = [
+    event('message_start', {
+      message: { ...message, stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+    }),
+  ];
+  let index = 0;
+  if (step.chunks.length > 0) {
+    frames.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+    frames.push(event('ping', {}));
+    for (const text of step.chunks) {
+      frames.push(event('content_block_delta', { index, delta: { type: 'text_delta', text } }));
+    }
+    frames.push(event('content_block_stop', { index }));
+    index++;
+  }
+  for (const call of step.toolCalls) {
+    const block = { type: 'tool_use', id: call.id, name: call.name, input: {} };
+    frames.push(event('content_block_start', { index, content_block: block }));
+    for (const partial_json of halves(call.arguments)) {
+      frames.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } }));
+    }
+    frames.push(event('content_block_stop', { index }));
+    index++;
+  }
+  frames.push(
+    event('message_delta', {
+      delta: { stop_reason: anthropicStopReason(step.stopReason), stop_sequence: null },
+      usage: { output_tokens: step.usage.output },
+    }),
+  );
+  frames.push(event('message_stop', {}));
+  return frames;
+}
+
+function geminiStream(step: RenderedStep): StreamFrame[] {
+  const frames = step.chunks.map((text, i) => {
+    const last = i === step.chunks.length - 1 && step.toolCalls.length === 0;
+    return { data: sse(geminiChunk(step, [{ text }], last)), content: true };
+  });
+  if (step.toolCalls.length > 0 || frames.length === 0) {
+    frames.push({ data: sse(geminiChunk(step, geminiParts('', step.toolCalls), true)), content: true });
+  }
+  return frames;
+}
+
+function geminiChunk(step: RenderedStep, parts: unknown[], last: boolean): Record<string, unknown> {
+  const candidate: Record<string, unknown> = { content: { role: 'model', parts }, index: 0 };
+  if (last) candidate.finishReason = step.stopReason === 'length' ? 'MAX_TOKENS' : 'STOP';
+  const chunk: Record<string, unknown> = {
+    candidates: [candidate],
+    modelVersion: step.model,
+    responseId: step.id,
+  };
+  if (last) {
+    chunk.usageMetadata = {
+      promptTokenCount: step.usage.input,
+      candidatesTokenCount: step.usage.output,
+      totalTokenCount: step.usage.input + step.usage.output,
+      ...(step.usage.cachedInput !== undefined ? { cachedContentTokenCount: step.usage.cachedInput } : {}),
+    };
+  }
+  return chunk;
+}
+
+function geminiParts(text: string, toolCalls: RenderedStep['toolCalls']): unknown[] {
+  const parts: unknown[] = text ? [{ text }] : [];
+  for (const call of toolCalls) parts.push({ functionCall: { name: call.name, args: call.args } });
+  return parts;
+}
+
+function openaiToolCall(call: RenderedStep['toolCalls'][number]) {
+  return { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } };
+}
+
+function openaiUsage(usage: FakeUsage) {
+  return {
+    prompt_tokens: usage.input,
+    completion_tokens: usage.output,
+    total_tokens: usage.input + usage.output,
+    ...(usage.cachedInput !== undefined
+      ? { prompt_tokens_details: { cached_tokens: usage.cachedInput } }
+      : {}),
+  };
+}
+
+function anthropicUsage(usage: FakeUsage) {
+  return {
+    input_tokens: usage.input,
+    output_tokens: usage.output,
+    ...(usage.cachedInput !== undefined ? { cache_read_input_tokens: usage.cachedInput } : {}),
+  };
+}
+
+function anthropicStopReason(reason: FakeStopReason): string {
+  return { stop: 'end_turn', tool_calls: 'tool_use', length: 'max_tokens' }[reason];
+}
+
+function anthropicErrorType(status: number): string {
+  const types: Record<number, string> = {
+    400: 'invalid_request_error',
+    401: 'authentication_error',
+    403: 'permission_error',
+    404: 'not_found_error',
+    413: 'request_too_large',
+    429: 'rate_limit_error',
+    529: 'overloaded_error',
+  };
+  return types[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+}
+
+function geminiErrorStatus(status: number): string {
+  const statuses: Record<number, string> = {
+    400: 'INVALID_ARGUMENT',
+    401: 'UNAUTHENTICATED',
+    403: 'PERMISSION_DENIED',
+    404: 'NOT_FOUND',
+    429: 'RESOURCE_EXHAUSTED',
+    503: 'UNAVAILABLE',
+  };
+  return statuses[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
+}
+
+/** Splits a string in two non-empty halves (or returns it whole when short) to exercise delta assembly. */
+function halves(text: string): string[] {
+  if (text.length < 2) return [text];
+  const middle = Math.floor(text.length / 2);
+  return [text.slice(0, middle), text.slice(middle)];
+}
+
+function sse(data: unknown): string {
+  return `data: ${JSON.stringify(data)}\n\n`;
+}
