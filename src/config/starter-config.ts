@@ -34,8 +34,8 @@ gateway:
   # token: \${WREN_GATEWAY_TOKEN}
 
 agent:
-  max_rounds: 40                  # model calls per turn at most
-  max_concurrency: 4              # tool calls run in parallel at most
+  max_rounds: 40                  # tool rounds per reply at most
+  max_concurrency: 4              # conversations answered at once
   # timezone: Europe/Berlin       # IANA name; the system's by default
 
 log:

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
+import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
@@ -23,10 +24,26 @@ export interface GatewayOptions {
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
+/** Images per message and base64 characters per image the API accepts. */
+export const MAX_IMAGES = 4;
+export const MAX_IMAGE_BASE64_CHARS = 7_000_000;
+
+const image = z
+  .object({
+    data: z
+      .string()
+      .min(1)
+      .max(MAX_IMAGE_BASE64_CHARS)
+      .regex(/^[A-Za-z0-9+/]+=*$/, 'data must be base64 without a data: prefix'),
+    mediaType: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']),
+  })
+  .strict();
+
 const chatBody = z
   .object({
     message: z.string().min(1, 'message must not be empty').max(MAX_MESSAGE_CHARS),
     session: z.string().regex(SESSION_ID, 'session must be 1-128 letters, digits, _ . : -').optional(),
+    images: z.array(image).max(MAX_IMAGES).optional(),
   })
   .strict();
 
@@ -76,6 +93,14 @@ export function createGateway(options: GatewayOptions): Hono {
     return c.json({ session: id, messages });
   });
 
+  app.post(
+    '/api/chat',
+    bodyLimit({
+      maxSize: MAX_MESSAGE_CHARS * 4 + MAX_IMAGES * MAX_IMAGE_BASE64_CHARS + 4096,
+      onError: (c) => c.json(problem('too_large', 'The request body is too large.'), 413),
+    }),
+  );
+
   app.post('/api/chat', async (c) => {
     let raw: unknown;
     try {
@@ -90,7 +115,7 @@ export function createGateway(options: GatewayOptions): Hono {
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue?.path.join('.') || 'body';
-      const tooLong = issue?.code === 'too_big';
+      const tooLong = issue?.code === 'too_big' && where === 'message';
       return c.json(
         problem(tooLong ? 'too_large' : 'bad_request', `${where}: ${issue?.message}`),
         tooLong ? 413 : 400,
@@ -104,6 +129,9 @@ export function createGateway(options: GatewayOptions): Hono {
       chatId: session,
       sessionId: session,
       text: parsed.data.message,
+      ...(parsed.data.images
+        ? { media: parsed.data.images.map((item) => ({ type: 'image' as const, ...item })) }
+        : {}),
     };
     if (c.req.header('accept')?.includes('text/event-stream')) {
       return streamSSE(c, async (stream) => {

@@ -1,0 +1,136 @@
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
+import { cliEnv, makeHome, runCli, startWren } from '../support/wren-home.js';
+
+let llm: FakeLlmServer;
+const KEY = 'sk-ops-SECRET-998877';
+
+const config = `
+models:
+  - name: good
+    protocol: openai
+    base_url: \${FAKE_BASE}
+    api_key: \${TEST_KEY}
+    model: fake-model
+  - name: broken
+    protocol: anthropic
+    base_url: \${FAKE_ANTHROPIC}
+    api_key: sk-wrong-literal-key-5555
+    model: fake-model
+    priority: 1
+`;
+
+const env = (home: string, extra: Record<string, string> = {}) =>
+  cliEnv(home, {
+    FAKE_BASE: llm.baseUrls.openai,
+    FAKE_ANTHROPIC: llm.baseUrls.anthropic,
+    TEST_KEY: KEY,
+    ...extra,
+  });
+
+beforeAll(async () => {
+  llm = await startFakeLlmServer({ apiKey: KEY });
+});
+afterAll(() => llm.close());
+beforeEach(() => llm.reset());
+
+describe('wren models', () => {
+  it('lists endpoints and presets without secrets', async () => {
+    const home = makeHome(config);
+    const result = await runCli(['models'], env(home));
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/good\s+openai\s+fake-model/);
+    expect(result.stdout).toMatch(/deepseek/);
+    expect(result.stdout).not.toContain(KEY);
+  });
+
+  it('test reports latency for a working endpoint and the exact error for a broken one, exit 1', async () => {
+    const home = makeHome(config);
+    const result = await runCli(['models', 'test'], env(home));
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/✓ good {2}\d+ ms/);
+    expect(result.stdout).toMatch(/✗ broken {2}.*401/);
+    expect(result.stdout + result.stderr).not.toContain('sk-wrong-literal-key-5555');
+    expect(result.stdout + result.stderr).not.toContain(KEY);
+  });
+
+  it('test NAME checks one endpoint; an unknown name is a usage error', async () => {
+    const home = makeHome(config);
+    expect((await runCli(['models', 'test', 'good'], env(home))).code).toBe(0);
+    const unknown = await runCli(['models', 'test', 'nope'], env(home));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no model named "nope" \(configured: good, broken\)/);
+  });
+});
+
+describe('wren doctor', () => {
+  it('reports a home other users can read, with the fix', async () => {
+    const home = makeHome(config);
+    chmodSync(home, 0o755);
+    const result = await runCli(['doctor', '--json'], env(home));
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as {
+      ok: boolean;
+      checks: Array<{ id: string; status: string; fix?: string }>;
+    };
+    const permission = report.checks.find((check) => check.id === 'home.permissions');
+    expect(permission).toMatchObject({ status: 'fail', fix: expect.stringMatching(/chmod 700/) });
+    expect(report.checks.find((check) => check.id === 'config.valid')?.status).toBe('ok');
+    expect(report.checks.find((check) => check.id === 'models.reachable.good')?.status).toBe('ok');
+    expect(report.checks.find((check) => check.id === 'models.reachable.broken')?.status).toBe('fail');
+  });
+
+  it('passes on a private home with working models', async () => {
+    const home = makeHome(config.replace(/ {2}- name: broken[\s\S]*$/, ''));
+    const result = await runCli(['doctor'], env(home));
+    expect(result.stdout).toMatch(/✓ home\.permissions/);
+    expect(result.stdout).toMatch(/✓ gateway\.exposure/);
+    expect(result.code).toBe(0);
+    expect((statSync(join(home, 'wren.db')).mode & 0o777).toString(8)).toBe('600');
+  });
+});
+
+describe('wren status and wren token', () => {
+  it('shows the gateway down, the models, sessions and token usage', async () => {
+    const home = makeHome(config);
+    writeFileSync(join(home, 'config.yaml'), `${config}\ngateway:\n  port: 0\n`);
+    const down = await runCli(['status', '--json'], env(home));
+    expect(down.code).toBe(0);
+    const before = JSON.parse(down.stdout) as {
+      gateway: { running: boolean };
+      models: unknown[];
+      sessions: number;
+    };
+    expect(before.gateway.running).toBe(false);
+    expect(before.models).toHaveLength(2);
+    await runCli(['chat', '-m', 'hi'], env(home));
+    const after = JSON.parse((await runCli(['status', '--json'], env(home))).stdout) as {
+      sessions: number;
+      usage: { total: { calls: number; inputTokens: number } };
+    };
+    expect(after.sessions).toBe(1);
+    expect(after.usage.total.calls).toBe(1);
+    expect(after.usage.total.inputTokens).toBeGreaterThan(0);
+  });
+
+  it('rotates the gateway token: the new one works at once, the old one stops', async () => {
+    const home = makeHome(config);
+    const wren = await startWren(env(home, { WREN_GATEWAY_TOKEN: '' }));
+    try {
+      const old = wren.stdout().match(/: (wren_\S+)/)?.[1];
+      expect(old).toBeDefined();
+      const rotated = await runCli(['token', '--rotate'], env(home));
+      expect(rotated.code).toBe(0);
+      const fresh = rotated.stdout.trim();
+      expect(fresh).toMatch(/^wren_/);
+      const ask = (token: string) =>
+        fetch(`${wren.url}/api/status`, { headers: { authorization: `Bearer ${token}` } });
+      expect((await ask(fresh)).status).toBe(200);
+      expect((await ask(old!)).status).toBe(401);
+    } finally {
+      await wren.stop();
+    }
+  });
+});
