@@ -208,3 +208,36 @@ describe('wren start (HTTP gateway)', () => {
     expect(await wren.exited).toBe(0);
   });
 });
+
+describe('crash safety', () => {
+  it('survives kill -9 mid-turn: the lock is taken over, the database is consistent, nothing half-stored', async () => {
+    const home = makeHome(twoModels);
+    const first = await start(home);
+    llm.script({ text: 'kept', usage: { input: 10, output: 2 } });
+    const kept = (await (await chat(first, { message: 'a finished turn' })).json()) as { session: string };
+    llm.script({ hang: true });
+    const pending = chat(first, { message: 'a turn that never finishes', session: kept.session }).catch(() => undefined);
+    await waitFor(() => llm.requests.length === 2);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await pending;
+    running.length = 0;
+
+    const second = await start(home);
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const stored = (await (await fetch(`${second.url}/api/sessions/${kept.session}/messages`, { headers: auth })).json()) as {
+      messages: Array<{ seq: number; message: { role: string; content: string } }>;
+    };
+    expect(stored.messages.map((item) => [item.seq, item.message.role])).toEqual([
+      [1, 'user'],
+      [2, 'assistant'],
+    ]);
+    llm.script({ text: 'back again' });
+    expect(await (await chat(second, { message: 'still there?', session: kept.session })).json()).toMatchObject({
+      reply: 'back again',
+    });
+    const doctor = await runCli(['doctor', '--json'], env(home));
+    const checks = (JSON.parse(doctor.stdout) as { checks: Array<{ id: string; status: string }> }).checks;
+    expect(checks.find((check) => check.id === 'database.ok')?.status).toBe('ok');
+  });
+});
