@@ -15,7 +15,7 @@ import type { ChatModel, ModelEvent } from '../src/llm/types.js';
 import { startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
 
 const CLI = resolve('dist/cli/main.js');
-const TOKEN = 'bench-token';
+const TOKEN = 'bench-token-0123456789';
 
 function home(config: string): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'wren-bench-')), 'home');

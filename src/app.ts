@@ -96,7 +96,7 @@ export function createApp(options: AppOptions): WrenApp {
     get context() {
       return context;
     },
-    workspace: config.workspace,
+    workspace: () => config.workspace,
     settings: () => agentSettings(config),
     onTurnEnd: ({ session, usage, endpoint }) => {
       if (usage.inputTokens + usage.outputTokens === 0) return;
@@ -111,10 +111,14 @@ export function createApp(options: AppOptions): WrenApp {
         current: config,
         ...(options.env ? { env: options.env } : {}),
         onChange: (next) => {
-          config = next;
           endpoints = endpointsFor(next);
           pool.update(endpoints);
+          if (next.workspace !== config.workspace) ensureWorkspaceFiles(next.workspace);
+          const gatewayChanged = JSON.stringify(next.gateway) !== JSON.stringify(config.gateway);
+          config = next;
+          logger.level = next.log.level;
           context = new ContextBuilder({ workspace: next.workspace, timezone: next.agent.timezone });
+          if (gatewayChanged) logger.warn('gateway settings changed; they apply at the next `wren start`');
           logger.info({ models: endpoints.map((endpoint) => endpoint.name) }, 'config reloaded');
         },
         onError: (error) =>

@@ -31,7 +31,7 @@ function setup(model = new ScriptedModel(), overrides: Partial<AgentSettings> = 
     model,
     registry: new ToolRegistry(),
     context: new ContextBuilder({ workspace, timezone: 'UTC', now: () => new Date('2026-11-30T10:00:00Z') }),
-    workspace,
+    workspace: () => workspace,
     settings: () => ({ ...settings, ...overrides }),
   });
   runtime.start();
@@ -198,5 +198,73 @@ describe('AgentRuntime', () => {
     const text = lastUserText(model, 0);
     expect(text.length).toBeLessThan(12_000);
     expect(text).toMatch(/too long for the model's context window/);
+  });
+
+  it('serialises a session reached by id and by its routing key', async () => {
+    const { send, model } = setup();
+    const first = await send('hello');
+    let release!: () => void;
+    model.gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    const byKey = send('by key');
+    const byId = send('by id', 'other-chat', { sessionId: first.sessionId });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(model.requests).toHaveLength(2);
+    release();
+    await Promise.all([byKey, byId]);
+    expect(model.requests).toHaveLength(3);
+    expect(JSON.stringify(model.requests[2]!.messages)).toContain('by key');
+  });
+
+  it('/stop cancels a turn still waiting for a concurrency slot', async () => {
+    const { send, model } = setup(new ScriptedModel(), { maxConcurrency: 1 });
+    model.gate = new Promise(() => {});
+    const busy = send('occupies the only slot', 'one');
+    const waiting = send('waits for a slot', 'two');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await send('/stop', 'two')).toMatchObject({ text: 'Stopping the running reply.' });
+    expect(await waiting).toMatchObject({ kind: 'notice', text: 'Stopped.' });
+    expect(model.requests).toHaveLength(1);
+    await send('/stop', 'one');
+    await busy;
+  });
+
+  it('cancels a turn whose requester went away', async () => {
+    const { bus, model } = setup();
+    model.gate = new Promise(() => {});
+    const controller = new AbortController();
+    const request = bus.request(
+      { id: 'gone', channel: 'test', senderId: 'o', chatId: 'c', text: 'hi' },
+      undefined,
+      controller.signal,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const ended = new Promise((resolve) =>
+      bus.subscribeEvents((event) => event.type === 'turn-end' && resolve(event)),
+    );
+    controller.abort();
+    await expect(request).rejects.toBeDefined();
+    expect(await ended).toMatchObject({ stopReason: 'aborted' });
+  });
+
+  it('shutdown is bounded: queued turns are refused, a hung turn is cancelled after the grace period', async () => {
+    const { send, model, runtime } = setup();
+    model.gate = new Promise(() => {});
+    const running = send('hangs');
+    const queued = send('queued behind it');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await runtime.stop(50);
+    expect(await running).toMatchObject({ kind: 'notice', text: 'Stopped.' });
+    expect(await queued).toMatchObject({ kind: 'error', text: /shutting down/ });
+  });
+
+  it('/new on a pinned session answers with the new session id', async () => {
+    const { send } = setup();
+    const pinned = await send('hi', 'chat', { sessionId: 'pinned-1' });
+    expect(pinned.sessionId).toBe('pinned-1');
+    const fresh = await send('/new', 'chat', { sessionId: 'pinned-1' });
+    expect(fresh.sessionId).not.toBe('pinned-1');
+    expect(fresh.text).toContain(fresh.sessionId);
   });
 });

@@ -24,7 +24,8 @@ export interface AgentRuntimeOptions {
   model: ChatModel;
   registry: ToolRegistry;
   context: ContextBuilder;
-  workspace: string;
+  /** The workspace folder; read at every turn so a config reload that moves it applies. */
+  workspace: () => string;
   /** Read at every turn, so config reloads apply to the next turn. */
   settings: () => AgentSettings;
   beforeToolCall?: BeforeToolCall;
@@ -33,10 +34,12 @@ export interface AgentRuntimeOptions {
   onError?: (error: unknown) => void;
 }
 
+/** The turns of one session: they run one after another. */
 interface Lane {
   tail: Promise<void>;
-  running?: AbortController;
   pending: number;
+  /** The turn whose time it is (running, or waiting for a concurrency slot): what `/stop` cancels. */
+  head?: AbortController;
 }
 
 const HELP = [
@@ -47,16 +50,23 @@ const HELP = [
 ].join('\n');
 
 const ZERO: Usage = { inputTokens: 0, outputTokens: 0 };
+const SHUTTING_DOWN = 'Wren is shutting down; send this again later.';
 
 /**
- * Turns inbound messages into replies. Turns of one conversation run one after another (a second message
- * queues behind the first); different conversations run concurrently up to `maxConcurrency`. `/stop` acts at
- * once on the running turn. Every inbound message gets exactly one outbound message.
+ * Turns inbound messages into replies. Every message is first routed, in arrival order per conversation, to
+ * its session; turns of one session then run one after another (a second message queues behind the first),
+ * and different sessions run concurrently up to `maxConcurrency`. `/stop` cancels the session's current turn
+ * (running or waiting for a slot); `bus.cancel(id)` drops or cancels one message's turn. Every inbound message
+ * gets exactly one outbound message.
  */
 export class AgentRuntime {
+  /** Per routing key (`sessionId` or `channel:chatId`): the chain that resolves sessions in arrival order. */
+  private readonly routes = new Map<string, Promise<void>>();
   private readonly lanes = new Map<string, Lane>();
+  /** Controllers of turns queued or running, by inbound message id. */
+  private readonly tickets = new Map<string, AbortController>();
   private readonly semaphore: Semaphore;
-  private detach: (() => void) | undefined;
+  private readonly detach: Array<() => void> = [];
   private closing = false;
 
   constructor(private readonly options: AgentRuntimeOptions) {
@@ -64,81 +74,135 @@ export class AgentRuntime {
   }
 
   start(): void {
-    this.detach = this.options.bus.consumeInbound((message) => this.accept(message));
+    this.detach.push(this.options.bus.consumeInbound((message) => this.accept(message)));
+    this.detach.push(
+      this.options.bus.subscribeCancel((id) => this.tickets.get(id)?.abort(new Error('cancelled'))),
+    );
   }
 
   /** Turns running or queued right now. */
   inFlight(): number {
-    let count = 0;
-    for (const lane of this.lanes.values()) count += lane.pending;
-    return count;
+    return this.tickets.size;
   }
 
   /**
-   * Stops taking messages, lets in-flight turns finish for up to `graceMs`, then cancels the rest and waits
-   * for them to wind down. Resolves when no turn is running.
+   * Stops taking messages (queued turns that have not started are answered "shutting down"), lets running
+   * turns finish for up to `graceMs`, then cancels them. Resolves when no turn is running.
    */
   async stop(graceMs: number): Promise<void> {
     this.closing = true;
-    const all = () => Promise.allSettled([...this.lanes.values()].map((lane) => lane.tail));
+    const settled = () =>
+      Promise.allSettled([...this.routes.values(), ...[...this.lanes.values()].map((lane) => lane.tail)]);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([
-      all().then(() => false),
+      settled().then(() => false),
       new Promise<boolean>((resolve) => {
         timer = setTimeout(() => resolve(true), graceMs);
       }),
     ]);
     clearTimeout(timer);
     if (timedOut) {
-      for (const lane of this.lanes.values()) lane.running?.abort(new Error('Wren is shutting down'));
-      await all();
+      for (const controller of this.tickets.values()) controller.abort(new Error('Wren is shutting down'));
+      await settled();
     }
-    this.detach?.();
+    for (const undo of this.detach.splice(0)) undo();
   }
 
   private accept(message: InboundMessage): void {
-    const laneKey = message.sessionId ?? sessionKeyOf(message);
     const command = message.text.trim().toLowerCase();
-    if (command === '/stop') {
-      this.stopLane(laneKey, message);
-      return;
-    }
     if (command === '/help') {
-      this.reply(message, '', HELP, 'notice');
+      this.reply(message, message.sessionId ?? '', HELP, 'notice');
       return;
     }
     if (this.closing) {
-      this.reply(message, '', 'Wren is shutting down; send this again later.', 'error');
+      this.reply(message, message.sessionId ?? '', SHUTTING_DOWN, 'error');
       return;
     }
-    this.semaphore.setLimit(this.options.settings().maxConcurrency);
-    let lane = this.lanes.get(laneKey);
+    const controller = new AbortController();
+    if (command !== '/stop' && command !== '/new') this.tickets.set(message.id, controller);
+    const routingKey = message.sessionId ?? sessionKeyOf(message);
+    const previous = this.routes.get(routingKey) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.route(message, command, controller))
+      .catch((error: unknown) => this.fail(message, error));
+    this.routes.set(routingKey, next);
+    void next.finally(() => {
+      if (this.routes.get(routingKey) === next) this.routes.delete(routingKey);
+    });
+  }
+
+  /** Stage one, in arrival order per routing key: find the session, then act or queue the turn. */
+  private async route(message: InboundMessage, command: string, controller: AbortController): Promise<void> {
+    const { store } = this.options;
+    const init = { channel: message.channel, chatId: message.chatId };
+    if (command === '/new') {
+      const fresh = await store.createSession(sessionKeyOf(message), init);
+      this.reply(message, fresh.id, `Started a new session (${fresh.id}).`, 'notice');
+      return;
+    }
+    const session = await this.resolveSession(message);
+    if (command === '/stop') {
+      const head = this.lanes.get(session.id)?.head;
+      head?.abort(new Error('stopped by the user'));
+      this.reply(message, session.id, head ? 'Stopping the running reply.' : 'Nothing is running.', 'notice');
+      return;
+    }
+    this.enqueue(message, session, controller);
+  }
+
+  private enqueue(message: InboundMessage, session: SessionRecord, controller: AbortController): void {
+    let lane = this.lanes.get(session.id);
     if (!lane) {
       lane = { tail: Promise.resolve(), pending: 0 };
-      this.lanes.set(laneKey, lane);
+      this.lanes.set(session.id, lane);
     }
     const current = lane;
     current.pending++;
     current.tail = current.tail
-      .then(() => this.semaphore.run(() => this.handle(message, current)))
-      .catch((error: unknown) => {
-        this.options.onError?.(error);
-        this.reply(message, message.sessionId ?? '', `Internal error: ${(error as Error).message}`, 'error');
-      })
+      .then(() => this.runQueued(message, session, controller, current))
+      .catch((error: unknown) => this.fail(message, error, session.id))
       .finally(() => {
         current.pending--;
-        if (current.pending === 0 && this.lanes.get(laneKey) === current) this.lanes.delete(laneKey);
+        this.tickets.delete(message.id);
+        if (current.pending === 0 && this.lanes.get(session.id) === current) this.lanes.delete(session.id);
       });
   }
 
-  private stopLane(laneKey: string, message: InboundMessage): void {
-    const running = this.lanes.get(laneKey)?.running;
-    if (running) running.abort(new Error('stopped by the user'));
+  private async runQueued(
+    message: InboundMessage,
+    session: SessionRecord,
+    controller: AbortController,
+    lane: Lane,
+  ): Promise<void> {
+    if (this.closing) return this.reply(message, session.id, SHUTTING_DOWN, 'error');
+    if (controller.signal.aborted) return this.reply(message, session.id, 'Stopped.', 'notice');
+    lane.head = controller;
+    try {
+      this.semaphore.setLimit(this.options.settings().maxConcurrency);
+      const outbound = await this.semaphore.run(
+        () => this.runSessionTurn(message, session, controller.signal),
+        controller.signal,
+        undefined,
+      );
+      if (!outbound) return this.reply(message, session.id, 'Stopped.', 'notice');
+      this.options.bus.publishOutbound({
+        ...outbound,
+        channel: message.channel,
+        chatId: message.chatId,
+        replyTo: message.id,
+      });
+    } finally {
+      lane.head = undefined;
+    }
+  }
+
+  private fail(message: InboundMessage, error: unknown, sessionId = ''): void {
+    this.options.onError?.(error);
     this.reply(
       message,
-      message.sessionId ?? '',
-      running ? 'Stopping the running reply.' : 'Nothing is running.',
-      'notice',
+      sessionId,
+      'Something went wrong inside Wren; the details are in logs/wren.log.',
+      'error',
     );
   }
 
@@ -148,31 +212,6 @@ export class AgentRuntime {
     if (!message.sessionId) return store.activeSession(sessionKeyOf(message), init);
     const existing = await store.getSession(message.sessionId);
     return existing ?? store.createSession(sessionKeyOf(message), { ...init, id: message.sessionId });
-  }
-
-  private async handle(message: InboundMessage, lane: Lane): Promise<void> {
-    if (message.text.trim().toLowerCase() === '/new') {
-      const fresh = await this.options.store.createSession(sessionKeyOf(message), {
-        channel: message.channel,
-        chatId: message.chatId,
-      });
-      return this.reply(message, fresh.id, 'Started a new session.', 'notice');
-    }
-    const session = await this.resolveSession(message);
-    const controller = new AbortController();
-    lane.running = controller;
-    let outbound: Omit<OutboundMessage, 'channel' | 'chatId' | 'replyTo'>;
-    try {
-      outbound = await this.runSessionTurn(message, session, controller.signal);
-    } finally {
-      lane.running = undefined;
-    }
-    this.options.bus.publishOutbound({
-      ...outbound,
-      channel: message.channel,
-      chatId: message.chatId,
-      replyTo: message.id,
-    });
   }
 
   /** Runs and stores one turn; returns the answer for the caller to publish once the lane is free. */
@@ -220,7 +259,7 @@ export class AgentRuntime {
         sessionId: session.id,
         channel: message.channel,
         chatId: message.chatId,
-        workspace,
+        workspace: workspace(),
         progress: () => {},
       },
       maxRounds: settings.maxRounds,

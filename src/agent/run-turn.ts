@@ -11,6 +11,7 @@ import { compressToolResults } from './compress-tool-results.js';
 import type { ToolContext, ToolResult } from './tool.js';
 import { capText, describeCall } from './tool-output.js';
 import type { BeforeToolCall, ToolRegistry } from './tool-registry.js';
+import { MAX_ARGUMENT_CHARS } from './validate-arguments.js';
 
 /** Progress of one turn, as the loop sees it. */
 export type LoopEvent =
@@ -178,10 +179,13 @@ async function runCall(options: RunTurnOptions, call: ToolCall) {
   const { registry, toolContext, signal, beforeToolCall, onEvent } = options;
   const tool = registry.get(call.name);
   let hintArgs: Record<string, unknown> | undefined;
-  try {
-    hintArgs = tool ? (JSON.parse(call.arguments || '{}') as Record<string, unknown>) : undefined;
-  } catch {
-    hintArgs = undefined;
+  // The hint parses the arguments only when validation will (an oversized text is refused unparsed).
+  if (tool && call.arguments.length <= MAX_ARGUMENT_CHARS) {
+    try {
+      hintArgs = JSON.parse(call.arguments || '{}') as Record<string, unknown>;
+    } catch {
+      hintArgs = undefined;
+    }
   }
   onEvent?.({ type: 'tool-call-start', call, hint: `calling ${describeCall(call.name, hintArgs)}` });
   const outcome = await registry.invoke(call, toolContext, signal, beforeToolCall);

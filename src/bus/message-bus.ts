@@ -12,6 +12,7 @@ export class MessageBus {
   private readonly pendingInbound: InboundMessage[] = [];
   private readonly outboundListeners = new Set<Listener<OutboundMessage>>();
   private readonly eventListeners = new Set<Listener<AgentEvent>>();
+  private readonly cancelListeners = new Set<Listener<string>>();
 
   publishInbound(message: InboundMessage): void {
     if (this.inboundConsumer) this.inboundConsumer(message);
@@ -26,6 +27,16 @@ export class MessageBus {
     return () => {
       this.inboundConsumer = undefined;
     };
+  }
+
+  /** Asks whoever handles inbound message `messageId` to drop it (queued) or cancel it (running). */
+  cancel(messageId: string): void {
+    for (const listener of this.cancelListeners) listener(messageId);
+  }
+
+  subscribeCancel(listener: Listener<string>): () => void {
+    this.cancelListeners.add(listener);
+    return () => this.cancelListeners.delete(listener);
   }
 
   publishOutbound(message: OutboundMessage): void {
@@ -48,7 +59,8 @@ export class MessageBus {
 
   /**
    * Publishes `message` and resolves with its outbound answer, forwarding the turn's progress events to
-   * `onEvent`. Used by request/response channels (HTTP, one-shot CLI). Rejects only when `signal` aborts.
+   * `onEvent`. Used by request/response channels (HTTP, one-shot CLI). When `signal` aborts (the client went
+   * away) the turn is cancelled and the promise rejects.
    */
   request(
     message: InboundMessage,
@@ -73,6 +85,7 @@ export class MessageBus {
       });
       const onAbort = () => {
         cleanup();
+        this.cancel(message.id);
         reject(signal?.reason ?? new Error('aborted'));
       };
       if (signal?.aborted) return onAbort();

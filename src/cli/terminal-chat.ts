@@ -33,6 +33,8 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
     rl.setPrompt(paint('cyan', 'you › '));
     rl.prompt();
   };
+  /** Pinned by --session; `/new` moves the pin to the fresh session. */
+  let pinned = options.sessionId;
   let pending = 0;
   let midLine = false;
   let closing = false;
@@ -64,7 +66,7 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
           chatId: CHAT_ID,
           text,
           interactive: tty,
-          ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+          ...(pinned ? { sessionId: pinned } : {}),
         },
         (event) => {
           if (event.type === 'text-delta') streamed.text = true;
@@ -72,6 +74,7 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
         },
       )
       .then((outbound) => {
+        if (text.toLowerCase() === '/new' && pinned && outbound.sessionId) pinned = outbound.sessionId;
         if (outbound.kind === 'error') write(`${midLine ? '\n' : ''}${paint('red', `✗ ${outbound.text}`)}\n`);
         else if (!streamed.text) write(`${midLine ? '\n' : ''}${paint('dim', outbound.text)}\n`);
         else

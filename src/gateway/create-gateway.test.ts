@@ -25,7 +25,7 @@ function setup() {
     model,
     registry: new ToolRegistry(),
     context: new ContextBuilder({ workspace }),
-    workspace,
+    workspace: () => workspace,
     settings: () => ({
       maxRounds: 3,
       maxConcurrency: 2,

@@ -20,6 +20,8 @@ export interface GatewayOptions {
   status: () => Record<string, unknown>;
   version: string;
   startedAt: number;
+  /** Unexpected failures (logged by the caller; the client gets a generic message). */
+  onError?: (error: Error) => void;
 }
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
@@ -135,19 +137,26 @@ export function createGateway(options: GatewayOptions): Hono {
     };
     if (c.req.header('accept')?.includes('text/event-stream')) {
       return streamSSE(c, async (stream) => {
+        const gone = new AbortController();
+        stream.onAbort(() => gone.abort(new Error('client disconnected')));
         const queue: AgentEvent[] = [];
         let wake: (() => void) | undefined;
-        const reply = options.bus.request(inbound, (event) => {
-          queue.push(event);
-          wake?.();
-        });
         let finished = false;
-        const done = reply.then((outbound) => {
-          finished = true;
-          wake?.();
-          return outbound;
-        });
-        while (!finished || queue.length > 0) {
+        const reply = options.bus
+          .request(
+            inbound,
+            (event) => {
+              queue.push(event);
+              wake?.();
+            },
+            gone.signal,
+          )
+          .finally(() => {
+            finished = true;
+            wake?.();
+          });
+        reply.catch(() => {});
+        while ((!finished || queue.length > 0) && !gone.signal.aborted) {
           const event = queue.shift();
           if (event) {
             await stream.writeSSE(toSse(event));
@@ -158,14 +167,15 @@ export function createGateway(options: GatewayOptions): Hono {
           });
           wake = undefined;
         }
-        const outbound = await done;
+        if (gone.signal.aborted) return;
+        const outbound = await reply;
         await stream.writeSSE({
           event: outbound.kind === 'error' ? 'error' : 'done',
           data: JSON.stringify({ reply: outbound.text, session, usage: outbound.usage, kind: outbound.kind }),
         });
       });
     }
-    const outbound = await options.bus.request(inbound);
+    const outbound = await options.bus.request(inbound, undefined, c.req.raw.signal);
     if (outbound.kind === 'error') {
       return c.json({ ...problem('model_error', outbound.text), session }, 502);
     }

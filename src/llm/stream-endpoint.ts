@@ -94,7 +94,10 @@ function toCallOptions(
   );
   const options: LanguageModelV3CallOptions = { prompt, maxOutputTokens, abortSignal };
   const tools = toLanguageModelTools(request.tools);
-  if (tools) options.tools = tools;
+  if (tools) {
+    options.tools = tools;
+    if (request.toolChoice) options.toolChoice = { type: request.toolChoice };
+  }
   if (request.temperature !== undefined) options.temperature = request.temperature;
   return options;
 }

@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ToolError } from '../agent/tool.js';
 
@@ -9,15 +9,30 @@ function inside(root: string, candidate: string): boolean {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
-/** The real path of `path`, resolving symlinks in every existing component; missing tail components are kept. */
-async function realPathOf(path: string): Promise<string> {
+const MAX_LINK_HOPS = 40;
+
+/**
+ * The real path of `path`, resolving symlinks in every existing component. A component that does not exist
+ * is kept as written, but a dangling symlink is followed to where it points (so a link to a missing file
+ * outside the workspace resolves outside, and is refused like any other escape).
+ */
+async function realPathOf(path: string, hops = 0): Promise<string> {
+  if (hops > MAX_LINK_HOPS) throw new ToolError('Too many symbolic links in the path.');
   try {
     return await realpath(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new ToolError('The path is a loop of symbolic links.');
+    if (code === 'EACCES') throw new ToolError('Permission denied on a folder in the path.');
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw new ToolError('The path cannot be resolved.');
+    const link = await lstat(path).then(
+      (info) => info.isSymbolicLink(),
+      () => false,
+    );
+    if (link) return realPathOf(resolve(dirname(path), await readlink(path)), hops + 1);
     const parent = dirname(path);
     if (parent === path) return path;
-    return join(await realPathOf(parent), basename(path));
+    return join(await realPathOf(parent, hops), basename(path));
   }
 }
 

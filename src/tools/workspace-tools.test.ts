@@ -31,9 +31,14 @@ beforeAll(() => {
     join(workspace, 'long.txt'),
     Array.from({ length: 50_000 }, (_, i) => `row ${i + 1} ${'x'.repeat(10)}`).join('\n'),
   );
+  writeFileSync(join(workspace, 'minified.json'), `{"a":"${'q'.repeat(300_000)}"}\nsecond line`);
   symlinkSync(join(outside, 'secret.txt'), join(workspace, 'link-out'));
   symlinkSync(outside, join(workspace, 'dir-out'));
   symlinkSync(join(workspace, 'notes', 'todo.md'), join(workspace, 'link-in'));
+  symlinkSync(join(outside, 'does-not-exist.txt'), join(workspace, 'dangling-out'));
+  symlinkSync(join(outside, 'missing-dir'), join(workspace, 'dangling-dir'));
+  symlinkSync(join(workspace, 'loop-b'), join(workspace, 'loop-a'));
+  symlinkSync(join(workspace, 'loop-a'), join(workspace, 'loop-b'));
   for (let i = 0; i < 520; i++)
     writeFileSync(join(workspace, 'notes', `n${String(i).padStart(3, '0')}.md`), '');
 });
@@ -50,6 +55,9 @@ describe('resolveWorkspacePath', () => {
     '/proc/self/environ',
     '/dev/zero',
     'notes\0.md',
+    'dangling-out',
+    'dangling-dir/new.txt',
+    'notes/../dangling-out',
     `${'a/'.repeat(3000)}x`,
   ];
   for (const path of escapes) {
@@ -71,6 +79,12 @@ describe('resolveWorkspacePath', () => {
       join(workspace, 'new.md'),
     );
     await expect(resolveWorkspacePath([workspace], '.')).resolves.toBe(workspace);
+  });
+
+  it('refuses a loop of links with a clear message', async () => {
+    await expect(resolveWorkspacePath([workspace], 'loop-a/x')).rejects.toThrow(
+      /loop of symbolic links|Too many/,
+    );
   });
 
   it('accepts an extra root', async () => {
@@ -99,6 +113,21 @@ describe('read_file', () => {
     expect(result.content).toMatch(/^\[long.txt: lines 1-\d+ of 50000; continue with offset \d+\]/);
   });
 
+  it('pages a single line longer than the cap by characters', async () => {
+    const first = await tool().execute({ path: 'minified.json' }, ctx(), signal);
+    expect(first.content).toMatch(
+      /^\[minified.json: line 1 is 300008 characters; showing characters 1-128000; continue with offset 1 and char_offset 128001\]\n\{"a":"q/,
+    );
+    const next = await tool().execute(
+      { path: 'minified.json', offset: 1, char_offset: 256001 },
+      ctx(),
+      signal,
+    );
+    expect(next.content).toMatch(/showing characters 256001-300008\]\nq+"\}$/);
+    const second = await tool().execute({ path: 'minified.json', offset: 2 }, ctx(), signal);
+    expect(second.content).toBe('[minified.json: lines 2-2 of 2]\nsecond line');
+  });
+
   it('describes binary files instead of dumping them', async () => {
     const result = await tool().execute({ path: 'blob.bin' }, ctx(), signal);
     expect(result.content).toBe('blob.bin is a binary file (5 bytes); it cannot be shown as text.');
@@ -121,7 +150,7 @@ describe('list_dir', () => {
   it('lists folders first, files with sizes', async () => {
     const result = await tool().execute({}, ctx(), signal);
     const lines = result.content.split('\n');
-    expect(lines[0]).toBe('.: 6 entries');
+    expect(lines[0]).toBe('.: 11 entries');
     expect(lines[1]).toBe('notes/');
     expect(lines).toContain('blob.bin  5 B');
   });

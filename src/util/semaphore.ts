@@ -11,9 +11,28 @@ export class Semaphore {
     this.drain();
   }
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiters.push(resolve));
-    else this.active++;
+  /**
+   * Runs `task` once a slot is free. When `signal` aborts while waiting, the wait ends at once and `skipped`
+   * is returned instead (the task never runs).
+   */
+  async run<T, S>(task: () => Promise<T>, signal?: AbortSignal, skipped?: S): Promise<T | S> {
+    if (this.active >= this.limit) {
+      const acquired = await new Promise<boolean>((resolve) => {
+        const waiter = () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(true);
+        };
+        const onAbort = () => {
+          const index = this.waiters.indexOf(waiter);
+          if (index >= 0) this.waiters.splice(index, 1);
+          resolve(false);
+        };
+        if (signal?.aborted) return resolve(false);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        this.waiters.push(waiter);
+      });
+      if (!acquired) return skipped as S;
+    } else this.active++;
     try {
       return await task();
     } finally {

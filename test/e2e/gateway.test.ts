@@ -132,17 +132,52 @@ describe('wren start (HTTP gateway)', () => {
     expect(llm.requests.map((request) => request.model)).toEqual(['model-a', 'model-b', 'model-b']);
   });
 
-  it('keeps concurrent sessions apart', async () => {
+  it('keeps concurrent sessions apart, each with its own history', async () => {
     const wren = await start(makeHome(twoModels));
-    llm.setHandler((request) => ({ text: `echo ${request.lastUserText.split('\n').at(-1)}`, delayMs: 100 }));
-    const replies = await Promise.all(
-      ['red', 'green', 'blue'].map(
+    llm.setHandler((request) => ({ text: `echo ${request.lastUserText.split('\n').at(-1)}`, delayMs: 150 }));
+    const colors = ['red', 'green', 'blue'];
+    const firsts = await Promise.all(
+      colors.map(
         async (color) =>
-          (await (await chat(wren, { message: color })).json()) as { reply: string; session: string },
+          (await (await chat(wren, { message: `${color} one` })).json()) as { session: string },
       ),
     );
-    expect(replies.map((reply) => reply.reply)).toEqual(['echo red', 'echo green', 'echo blue']);
-    expect(new Set(replies.map((reply) => reply.session)).size).toBe(3);
+    llm.requests.length = 0;
+    const seconds = await Promise.all(
+      colors.map(
+        async (color, index) =>
+          (await (await chat(wren, { message: `${color} two`, session: firsts[index]!.session })).json()) as {
+            reply: string;
+          },
+      ),
+    );
+    expect(seconds.map((reply) => reply.reply)).toEqual(['echo red two', 'echo green two', 'echo blue two']);
+    expect(llm.requests).toHaveLength(3);
+    for (const request of llm.requests) {
+      const color = request.lastUserText.split('\n').at(-1)!.split(' ')[0]!;
+      const sent = JSON.stringify(request.body.messages);
+      expect(sent).toContain(`${color} one`);
+      for (const other of colors.filter((candidate) => candidate !== color))
+        expect(sent).not.toContain(`${other} one`);
+    }
+  });
+
+  it('cancels the turn when an SSE client disconnects', async () => {
+    const wren = await start(makeHome(twoModels));
+    llm.script({ chunks: Array.from({ length: 20 }, (_, i) => `word${i} `), chunkDelayMs: 400 });
+    const response = await chat(wren, { message: 'talk slowly' }, { accept: 'text/event-stream' });
+    const reader = response.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    const inFlight = async () =>
+      (
+        (await (
+          await fetch(`${wren.url}/api/status`, { headers: { authorization: `Bearer ${TOKEN}` } })
+        ).json()) as {
+          turnsInFlight: number;
+        }
+      ).turnsInFlight;
+    await waitFor(async () => (await inFlight()) === 0, 4000);
   });
 
   it('applies config edits live and keeps the last good config on an invalid edit', async () => {
@@ -169,7 +204,20 @@ describe('wren start (HTTP gateway)', () => {
     await start(home);
     const second = await runCli(['start', '--port', '0'], env(home));
     expect(second.code).toBe(2);
-    expect(second.stderr).toMatch(/already running|lock/i);
+    expect(second.stderr).toMatch(/is in use by Wren process \d+/);
+  });
+
+  it('refuses a configured token that is too short or could never authenticate', async () => {
+    const home = makeHome(twoModels);
+    const short = await runCli(['start', '--port', '0'], env(home, { WREN_GATEWAY_TOKEN: 'abc' }));
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/shorter than 16 characters/);
+    const odd = await runCli(
+      ['start', '--port', '0'],
+      env(home, { WREN_GATEWAY_TOKEN: 'has spaces in it, and commas!' }),
+    );
+    expect(odd.code).toBe(2);
+    expect(odd.stderr).toMatch(/characters a bearer token cannot carry/);
   });
 
   it('refuses a non-loopback address without a configured token', async () => {
@@ -216,7 +264,9 @@ describe('crash safety', () => {
     llm.script({ text: 'kept', usage: { input: 10, output: 2 } });
     const kept = (await (await chat(first, { message: 'a finished turn' })).json()) as { session: string };
     llm.script({ hang: true });
-    const pending = chat(first, { message: 'a turn that never finishes', session: kept.session }).catch(() => undefined);
+    const pending = chat(first, { message: 'a turn that never finishes', session: kept.session }).catch(
+      () => undefined,
+    );
     await waitFor(() => llm.requests.length === 2);
     first.child.kill('SIGKILL');
     await first.exited;
@@ -225,7 +275,9 @@ describe('crash safety', () => {
 
     const second = await start(home);
     const auth = { authorization: `Bearer ${TOKEN}` };
-    const stored = (await (await fetch(`${second.url}/api/sessions/${kept.session}/messages`, { headers: auth })).json()) as {
+    const stored = (await (
+      await fetch(`${second.url}/api/sessions/${kept.session}/messages`, { headers: auth })
+    ).json()) as {
       messages: Array<{ seq: number; message: { role: string; content: string } }>;
     };
     expect(stored.messages.map((item) => [item.seq, item.message.role])).toEqual([
@@ -233,7 +285,9 @@ describe('crash safety', () => {
       [2, 'assistant'],
     ]);
     llm.script({ text: 'back again' });
-    expect(await (await chat(second, { message: 'still there?', session: kept.session })).json()).toMatchObject({
+    expect(
+      await (await chat(second, { message: 'still there?', session: kept.session })).json(),
+    ).toMatchObject({
       reply: 'back again',
     });
     const doctor = await runCli(['doctor', '--json'], env(home));

@@ -69,6 +69,17 @@ describe.each(['openai', 'anthropic', 'gemini'] as const)('streamEndpoint over %
     expect(JSON.stringify(sent.body)).toMatch(/"(max_tokens|maxOutputTokens)":99/);
   });
 
+  it('forbids tool calls on the wire when toolChoice is none', async () => {
+    await collect(streamEndpoint(llm.endpoint(protocol), request({ tools: TOOLS, toolChoice: 'none' })));
+    const body = JSON.stringify(llm.lastRequest!.body);
+    const forbidden = {
+      openai: /"tool_choice":"none"/,
+      anthropic: /"tool_choice":\{"type":"none"\}|^(?!.*"tools")/,
+      gemini: /"mode":"NONE"/,
+    }[protocol];
+    expect(body).toMatch(forbidden);
+  });
+
   it('returns a tool call with its raw arguments', async () => {
     llm.script({ toolCalls: [{ name: 'read_file', arguments: { path: 'notes/today.md' } }] });
     const { events, result } = await collect(

@@ -17,6 +17,25 @@ export interface StartOptions {
   port?: number;
 }
 
+/** Characters a bearer token may carry (RFC 6750 b64token); anything else could never authenticate. */
+const TOKEN_SHAPE = /^[A-Za-z0-9\-._~+/]+=*$/;
+const MIN_TOKEN_LENGTH = 16;
+
+function checkTokenStrength(token: string): void {
+  if (!TOKEN_SHAPE.test(token)) {
+    throw new ConfigError(
+      'gateway.token (or WREN_GATEWAY_TOKEN) has characters a bearer token cannot carry; use letters, digits and - . _ ~ + /',
+      { keyPath: 'gateway.token', envVar: 'WREN_GATEWAY_TOKEN' },
+    );
+  }
+  if (token.length < MIN_TOKEN_LENGTH) {
+    throw new ConfigError(
+      `gateway.token (or WREN_GATEWAY_TOKEN) is shorter than ${MIN_TOKEN_LENGTH} characters; use a long random value (e.g. \`openssl rand -hex 24\`)`,
+      { keyPath: 'gateway.token', envVar: 'WREN_GATEWAY_TOKEN' },
+    );
+  }
+}
+
 function memoryMb(): Record<string, number> {
   const usage = process.memoryUsage();
   const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
@@ -67,6 +86,8 @@ export async function runStart(options: StartOptions): Promise<void> {
     );
   }
 
+  if (configuredToken) checkTokenStrength(configuredToken);
+
   const app = createApp({
     home,
     logger,
@@ -74,11 +95,13 @@ export async function runStart(options: StartOptions): Promise<void> {
     watch: true,
     ...(fallback ? { fallbackEndpoints: fallback } : {}),
   });
-  const token = settleGatewayToken(app.settings, configuredToken);
+  // Settled only once the port is ours, so a failed start never stores a token nobody was shown.
+  let token: ReturnType<typeof settleGatewayToken> | undefined;
   const gatewayApp = createGateway({
     bus: app.bus,
     store: app.sessions,
-    verifyToken: token.verify,
+    verifyToken: (presented) => token?.verify(presented) ?? false,
+    onError: (error) => logger.error({ err: error }, 'gateway request failed'),
     version: options.version,
     startedAt: app.startedAt,
     status: () => ({
@@ -97,6 +120,7 @@ export async function runStart(options: StartOptions): Promise<void> {
     await app.close(0);
     throw error;
   }
+  token = settleGatewayToken(app.settings, configuredToken);
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const names = app.endpoints().map((endpoint) => `${endpoint.name} (${endpoint.model})`);
   out(`Wren ${options.version} · home ${home}`);

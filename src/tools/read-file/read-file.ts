@@ -14,6 +14,12 @@ const parameters = z
     path: z.string().describe('File path relative to the workspace'),
     offset: z.number().int().min(1).optional().describe('First line to return (1-based)'),
     limit: z.number().int().min(1).optional().describe('How many lines to return'),
+    char_offset: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('For a line longer than the read cap: first character of that line to return (1-based)'),
   })
   .strict();
 
@@ -55,11 +61,19 @@ export function createReadFileTool(roots: () => string[]): Tool {
       if (first > lines.length) {
         throw new ToolError(`${shown} has ${lines.length} lines; offset ${first} is past the end.`);
       }
+      const firstLine = lines[first - 1] ?? '';
+      if (args.char_offset !== undefined || firstLine.length > READ_CAP_CHARS) {
+        return readLongLine(shown, first, firstLine, args.char_offset ?? 1);
+      }
       let last = Math.min(lines.length, args.limit ? first + args.limit - 1 : lines.length);
       let text = lines.slice(first - 1, last).join('\n');
       if (text.length > READ_CAP_CHARS) {
-        text = text.slice(0, READ_CAP_CHARS);
-        last = first + text.split('\n').length - 2;
+        let size = 0;
+        last = first - 1;
+        while (last < lines.length && size + (lines[last]?.length ?? 0) + 1 <= READ_CAP_CHARS) {
+          size += (lines[last]?.length ?? 0) + 1;
+          last++;
+        }
         text = lines.slice(first - 1, last).join('\n');
       }
       const truncatedBytes = info.size > READ_CAP_BYTES;
@@ -71,5 +85,19 @@ export function createReadFileTool(roots: () => string[]): Tool {
           : '';
       return { content: header + text, details: { path: shown, bytes: info.size, first, last } };
     },
+  };
+}
+
+/** One line longer than the cap (minified JSON or JS), paged by characters. */
+function readLongLine(shown: string, line: number, text: string, from: number) {
+  if (from > text.length)
+    throw new ToolError(
+      `Line ${line} of ${shown} has ${text.length} characters; char_offset ${from} is past its end.`,
+    );
+  const to = Math.min(text.length, from + READ_CAP_CHARS - 1);
+  const more = to < text.length ? `; continue with offset ${line} and char_offset ${to + 1}` : '';
+  return {
+    content: `[${shown}: line ${line} is ${text.length} characters; showing characters ${from}-${to}${more}]\n${text.slice(from - 1, to)}`,
+    details: { path: shown, line, from, to },
   };
 }
