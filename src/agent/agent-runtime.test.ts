@@ -268,3 +268,40 @@ describe('AgentRuntime', () => {
     expect(fresh.text).toContain(fresh.sessionId);
   });
 });
+
+describe('AgentRuntime commands', () => {
+  it('runs plugged-in commands in turn order, lists them in /help, and calls beforeNewSession', async () => {
+    const workspace = mkdtempSync(join(tmpdir(), 'wren-cmd-'));
+    const bus = new MessageBus();
+    const model = new ScriptedModel();
+    const seen: string[] = [];
+    const runtime = new AgentRuntime({
+      bus,
+      store: new MemorySessionStore(),
+      model,
+      registry: new ToolRegistry(),
+      context: new ContextBuilder({ workspace }),
+      workspace: () => workspace,
+      settings: () => settings,
+      commands: {
+        memory: {
+          description: 'show what Wren remembers',
+          run: async (args, { session }) => `memory of ${session.id} ${args}`,
+        },
+      },
+      beforeNewSession: async (old) => {
+        seen.push(old.id);
+      },
+    });
+    runtime.start();
+    const send = (id: string, text: string) =>
+      bus.request({ id, channel: 't', senderId: 'o', chatId: 'c', text });
+    const first = await send('1', 'hello');
+    expect((await send('2', '/memory  cats ')).text).toBe(`memory of ${first.sessionId} cats`);
+    expect((await send('3', '/help')).text).toMatch(/\/memory\s+show what Wren remembers/);
+    expect((await send('4', '/unknown thing')).kind).toBe('reply');
+    await send('5', '/new');
+    expect(seen).toEqual([first.sessionId]);
+    expect(model.requests).toHaveLength(2);
+  });
+});

@@ -8,7 +8,7 @@ import type { ContextBuilder } from './context-builder.js';
 import { type LoopEvent, runTurn, type TurnResult } from './run-turn.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
 import { capText } from './tool-output.js';
-import type { BeforeToolCall, ToolRegistry } from './tool-registry.js';
+import type { AfterToolCall, BeforeToolCall, ToolRegistry } from './tool-registry.js';
 
 export interface AgentSettings {
   maxRounds: number;
@@ -16,6 +16,17 @@ export interface AgentSettings {
   maxToolResultChars: number;
   repeatLimit: number;
   historyReserveTokens: number;
+}
+
+/** A slash command other modules add (`/memory`, `/forget …`); it runs in the session's turn order. */
+export interface RuntimeCommand {
+  /** One line for /help. */
+  description: string;
+  /** Returns the text to send back. `args` is what followed the command word, trimmed. */
+  run(
+    args: string,
+    context: { message: InboundMessage; session: SessionRecord; signal: AbortSignal },
+  ): Promise<string>;
 }
 
 export interface AgentRuntimeOptions {
@@ -29,9 +40,14 @@ export interface AgentRuntimeOptions {
   /** Read at every turn, so config reloads apply to the next turn. */
   settings: () => AgentSettings;
   beforeToolCall?: BeforeToolCall;
+  afterToolCall?: AfterToolCall;
   /** Called after every turn that used the model (persist usage, metrics). */
   onTurnEnd?: (info: { session: SessionRecord; usage: Usage; endpoint?: string; result: TurnResult }) => void;
   onError?: (error: unknown) => void;
+  /** Extra slash commands by name without the slash (e.g. `memory`). */
+  commands?: Record<string, RuntimeCommand>;
+  /** Runs before `/new` replaces the active session (e.g. to consolidate it); a failure does not block /new. */
+  beforeNewSession?: (old: SessionRecord) => Promise<void>;
 }
 
 /** The turns of one session: they run one after another. */
@@ -42,12 +58,20 @@ interface Lane {
   head?: AbortController;
 }
 
-const HELP = [
-  'Commands:',
-  '  /new   start a fresh session (the old one stays stored)',
-  '  /stop  cancel the running reply',
-  '  /help  this list',
-].join('\n');
+const BUILT_IN_HELP = [
+  ['new', 'start a fresh session (the old one stays stored)'],
+  ['stop', 'cancel the running reply'],
+  ['help', 'this list'],
+];
+
+function helpText(commands: Record<string, RuntimeCommand>): string {
+  const rows = [
+    ...BUILT_IN_HELP,
+    ...Object.entries(commands).map(([name, command]) => [name, command.description]),
+  ];
+  const width = Math.max(...rows.map(([name]) => name!.length)) + 2;
+  return ['Commands:', ...rows.map(([name, text]) => `  /${name!.padEnd(width)}${text}`)].join('\n');
+}
 
 const ZERO: Usage = { inputTokens: 0, outputTokens: 0 };
 const SHUTTING_DOWN = 'Wren is shutting down; send this again later.';
@@ -111,7 +135,7 @@ export class AgentRuntime {
   private accept(message: InboundMessage): void {
     const command = message.text.trim().toLowerCase();
     if (command === '/help') {
-      this.reply(message, message.sessionId ?? '', HELP, 'notice');
+      this.reply(message, message.sessionId ?? '', helpText(this.options.commands ?? {}), 'notice');
       return;
     }
     if (this.closing) {
@@ -136,6 +160,8 @@ export class AgentRuntime {
     const { store } = this.options;
     const init = { channel: message.channel, chatId: message.chatId };
     if (command === '/new') {
+      const old = await this.resolveSession(message);
+      await this.options.beforeNewSession?.(old).catch((error: unknown) => this.options.onError?.(error));
       const fresh = await store.createSession(sessionKeyOf(message), init);
       this.reply(message, fresh.id, `Started a new session (${fresh.id}).`, 'notice');
       return;
@@ -176,6 +202,11 @@ export class AgentRuntime {
   ): Promise<void> {
     if (this.closing) return this.reply(message, session.id, SHUTTING_DOWN, 'error');
     if (controller.signal.aborted) return this.reply(message, session.id, 'Stopped.', 'notice');
+    const plugged = this.pluggedCommand(message.text);
+    if (plugged) {
+      const text = await plugged.command.run(plugged.args, { message, session, signal: controller.signal });
+      return this.reply(message, session.id, text, 'notice');
+    }
     lane.head = controller;
     try {
       this.semaphore.setLimit(this.options.settings().maxConcurrency);
@@ -194,6 +225,12 @@ export class AgentRuntime {
     } finally {
       lane.head = undefined;
     }
+  }
+
+  private pluggedCommand(text: string): { command: RuntimeCommand; args: string } | undefined {
+    const match = /^\/([a-z][a-z0-9_-]*)(?:\s+([\s\S]*))?$/i.exec(text.trim());
+    const command = match ? this.options.commands?.[match[1]!.toLowerCase()] : undefined;
+    return command ? { command, args: (match?.[2] ?? '').trim() } : undefined;
   }
 
   private fail(message: InboundMessage, error: unknown, sessionId = ''): void {
@@ -238,7 +275,7 @@ export class AgentRuntime {
     const limits = model.limits();
     const fixed =
       estimateTokens(system.map((block) => block.text).join('\n')) +
-      estimateTokens(JSON.stringify(registry.definitions())) +
+      estimateTokens(JSON.stringify(registry.requestDefinitions(new Set()))) +
       estimateMessageTokens(userMessage) +
       64;
     const budget = limits.contextWindow - limits.maxOutputTokens - settings.historyReserveTokens - fixed;
@@ -259,6 +296,9 @@ export class AgentRuntime {
         sessionId: session.id,
         channel: message.channel,
         chatId: message.chatId,
+        senderId: message.senderId,
+        isOwner: message.fromOwner === true,
+        interactive: message.interactive === true,
         workspace: workspace(),
         progress: () => {},
       },
@@ -267,6 +307,7 @@ export class AgentRuntime {
       maxToolResultChars: settings.maxToolResultChars,
       maxOutputTokens: limits.maxOutputTokens,
       ...(this.options.beforeToolCall ? { beforeToolCall: this.options.beforeToolCall } : {}),
+      ...(this.options.afterToolCall ? { afterToolCall: this.options.afterToolCall } : {}),
       onEvent: (event) => emit(toAgentEvent(base, event)),
       signal,
     });

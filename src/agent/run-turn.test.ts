@@ -27,7 +27,16 @@ function options(model: ScriptedModel, extra: Partial<RunTurnOptions> = {}): Run
     registry,
     system: [{ text: 'system', cache: true }],
     messages: [{ role: 'user', content: 'hi' }],
-    toolContext: { sessionId: 's', channel: 'test', chatId: 'c', workspace: '/tmp', progress: () => {} },
+    toolContext: {
+      sessionId: 's',
+      channel: 'test',
+      chatId: 'c',
+      senderId: 'owner',
+      isOwner: true,
+      interactive: false,
+      workspace: '/tmp',
+      progress: () => {},
+    },
     maxRounds: 5,
     repeatLimit: 3,
     maxToolResultChars: 1000,
@@ -245,5 +254,56 @@ describe('argument validation across schema drafts', () => {
       ok: false,
       error: expect.stringMatching(/invalid argument schema/),
     });
+  });
+});
+
+describe('on-demand tools (use_tools)', () => {
+  const extra = (name: string, description: string): Tool => ({ ...echo, name, description, core: false });
+
+  it('sends core schemas plus a catalog, then the activated schemas for the rest of the turn', async () => {
+    const registry = new ToolRegistry()
+      .register({ ...echo, core: true })
+      .register(extra('weather', 'Current weather for a place. Uses Open-Meteo.'))
+      .register(extra('web_fetch', 'Fetch a web page as Markdown.'));
+    const model = new ScriptedModel().script(
+      { toolCalls: [{ name: 'use_tools', arguments: { names: ['weather'] } }] },
+      { toolCalls: [{ name: 'weather', arguments: { text: 'Berlin' } }] },
+      { text: 'sunny' },
+    );
+    const result = await runTurn(options(model, { registry }));
+    const names = (index: number) => model.requests[index]!.tools!.map((tool) => tool.name);
+    expect(names(0)).toEqual(['echo', 'use_tools']);
+    const catalog = model.requests[0]!.tools!.find((tool) => tool.name === 'use_tools')!.description;
+    expect(catalog).toContain('- weather: Current weather for a place.');
+    expect(catalog).toContain('- web_fetch: Fetch a web page as Markdown.');
+    expect(catalog).not.toContain('Open-Meteo');
+    expect(names(1)).toEqual(['echo', 'weather', 'use_tools']);
+    expect(names(2)).toEqual(['echo', 'weather', 'use_tools']);
+    expect(model.requests[2]!.tools!.find((tool) => tool.name === 'use_tools')!.description).not.toContain(
+      'weather',
+    );
+    expect(result.reply).toBe('sunny');
+  });
+
+  it('reports unknown names and bad arguments to the model', async () => {
+    const registry = new ToolRegistry()
+      .register({ ...echo, core: true })
+      .register(extra('weather', 'Weather.'));
+    const model = new ScriptedModel().script(
+      { toolCalls: [{ name: 'use_tools', arguments: { names: ['weather', 'teleport'] } }] },
+      { toolCalls: [{ name: 'use_tools', arguments: { wrong: true } }] },
+      { text: 'ok' },
+    );
+    await runTurn(options(model, { registry }));
+    expect(lastToolMessage(model.requests[1]!.messages)?.content).toMatch(
+      /Unknown tools: teleport.*Activated: weather/,
+    );
+    expect(lastToolMessage(model.requests[2]!.messages)?.content).toMatch(/use_tools needs/);
+  });
+
+  it('omits use_tools when every tool is core', async () => {
+    const model = new ScriptedModel().script({ text: 'hi' });
+    await runTurn(options(model, { registry: new ToolRegistry().register({ ...echo, core: true }) }));
+    expect(model.requests[0]!.tools!.map((tool) => tool.name)).toEqual(['echo']);
   });
 });

@@ -10,7 +10,7 @@ import type {
 import { compressToolResults } from './compress-tool-results.js';
 import type { ToolContext, ToolResult } from './tool.js';
 import { capText, describeCall } from './tool-output.js';
-import type { BeforeToolCall, ToolRegistry } from './tool-registry.js';
+import { type AfterToolCall, type BeforeToolCall, type ToolRegistry, USE_TOOLS } from './tool-registry.js';
 import { MAX_ARGUMENT_CHARS } from './validate-arguments.js';
 
 /** Progress of one turn, as the loop sees it. */
@@ -34,6 +34,7 @@ export interface RunTurnOptions {
   maxOutputTokens?: number;
   tag?: string;
   beforeToolCall?: BeforeToolCall;
+  afterToolCall?: AfterToolCall;
   onEvent?: (event: LoopEvent) => void;
   signal: AbortSignal;
 }
@@ -69,12 +70,13 @@ function addUsage(total: Usage, more: Usage): void {
 async function callModel(
   options: RunTurnOptions,
   transcript: ChatMessage[],
+  active: ReadonlySet<string>,
   extra?: Partial<ModelRequest>,
 ): Promise<ModelResult> {
   const request: ModelRequest = {
     system: options.system,
     messages: compressToolResults(transcript),
-    tools: options.registry.definitions(),
+    tools: options.registry.requestDefinitions(active),
     ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
     ...(options.tag ? { tag: options.tag } : {}),
     ...extra,
@@ -105,6 +107,8 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   const produced: ProducedMessage[] = [];
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
   const callCounts = new Map<string, number>();
+  /** Tools activated with use_tools: their schemas are sent for the rest of this turn. */
+  const active = new Set<string>();
   const record = (message: ChatMessage, details?: unknown) => {
     transcript.push(message);
     produced.push(details === undefined ? { message } : { message, details });
@@ -112,7 +116,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
 
   let endpoint: string | undefined;
   for (let round = 1; round <= options.maxRounds; round++) {
-    const result = await callModel(options, transcript);
+    const result = await callModel(options, transcript, active);
     addUsage(usage, result.usage);
     endpoint = result.endpoint ?? endpoint;
     const failed = result.stopReason === 'error' || result.stopReason === 'aborted';
@@ -141,6 +145,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
           const content = `Stopped: this exact ${call.name} call was already made ${count - 1} times in this turn.`;
           return { call, result: { content, isError: true } satisfies ToolResult };
         }
+        if (call.name === USE_TOOLS) return activate(options, call, active);
         return runCall(options, call);
       }),
     );
@@ -162,7 +167,15 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
       return { reply: '', produced, usage, stopReason: 'aborted', rounds: round };
     }
     if (repeated) {
-      return wrapUp(options, transcript, produced, usage, round, `a repeating ${repeated} call was stopped`);
+      return wrapUp(
+        options,
+        transcript,
+        produced,
+        usage,
+        round,
+        `a repeating ${repeated} call was stopped`,
+        active,
+      );
     }
   }
   return wrapUp(
@@ -172,6 +185,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     usage,
     options.maxRounds,
     `the limit of ${options.maxRounds} tool rounds was reached`,
+    active,
   );
 }
 
@@ -188,9 +202,36 @@ async function runCall(options: RunTurnOptions, call: ToolCall) {
     }
   }
   onEvent?.({ type: 'tool-call-start', call, hint: `calling ${describeCall(call.name, hintArgs)}` });
-  const outcome = await registry.invoke(call, toolContext, signal, beforeToolCall);
+  const outcome = await registry.invoke(call, toolContext, signal, beforeToolCall, options.afterToolCall);
   onEvent?.({ type: 'tool-call-end', call, result: outcome.result });
   return { call, result: outcome.result };
+}
+
+/** `use_tools`: adds on-demand tools to the turn's active set; unknown names come back as an error. */
+function activate(options: RunTurnOptions, call: ToolCall, active: Set<string>) {
+  const available = new Set(options.registry.catalog().map((entry) => entry.name));
+  let names: unknown;
+  try {
+    names = (JSON.parse(call.arguments || '{}') as { names?: unknown }).names;
+  } catch {
+    names = undefined;
+  }
+  if (!Array.isArray(names) || names.length === 0 || !names.every((name) => typeof name === 'string')) {
+    return {
+      call,
+      result: { content: 'use_tools needs {"names": ["tool_name", …]}.', isError: true } satisfies ToolResult,
+    };
+  }
+  const unknown = names.filter((name) => !available.has(name) && !options.registry.get(name));
+  for (const name of names) if (available.has(name)) active.add(name);
+  const known = names.filter((name) => !unknown.includes(name));
+  const content = unknown.length
+    ? `Unknown tools: ${unknown.join(', ')}. Available: ${[...available].join(', ') || 'none'}.${known.length ? ` Activated: ${known.join(', ')}.` : ''}`
+    : `Activated: ${known.join(', ')}. Their schemas are available from your next step.`;
+  options.onEvent?.({ type: 'tool-call-start', call, hint: `activating ${names.join(', ')}` });
+  const result: ToolResult = unknown.length ? { content, isError: true } : { content };
+  options.onEvent?.({ type: 'tool-call-end', call, result });
+  return { call, result };
 }
 
 async function wrapUp(
@@ -200,9 +241,10 @@ async function wrapUp(
   usage: Usage,
   rounds: number,
   reason: string,
+  active: ReadonlySet<string>,
 ): Promise<TurnResult> {
   const note = `Tool use has ended for this turn because ${reason}. Do not call tools. Reply to the user now: say what you did, what you found and what is still open.`;
-  const result = await callModel(options, transcript, {
+  const result = await callModel(options, transcript, active, {
     system: [...options.system, { text: note }],
     toolChoice: 'none',
   });

@@ -1,5 +1,27 @@
 import type { ToolCall, ToolDefinition } from '../llm/types.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
+
+function useToolsDefinition(available: Array<{ name: string; summary: string }>): ToolDefinition {
+  const list = available.map((entry) => `- ${entry.name}: ${entry.summary}`).join('\n');
+  return {
+    name: USE_TOOLS,
+    description: `Activate more tools for the rest of this turn; their full schemas arrive with the next step. Available:\n${list}`,
+    parameters: {
+      type: 'object',
+      properties: {
+        names: {
+          type: 'array',
+          items: { type: 'string' },
+          minItems: 1,
+          description: 'Tool names to activate',
+        },
+      },
+      required: ['names'],
+      additionalProperties: false,
+    },
+  };
+}
+
 import { validateArguments } from './validate-arguments.js';
 
 /** A tool call after it ran: what the model gets (`result`) plus what the UI may show. */
@@ -20,14 +42,57 @@ export type BeforeToolCall = (
   signal: AbortSignal,
 ) => Promise<{ allow: true } | { allow: false; reason: string }>;
 
-/** The tools Wren can offer a model, by name. */
+/** Runs after every call that reached `execute` (taint tracking, audit). Must not throw. */
+export type AfterToolCall = (
+  tool: Tool,
+  args: Record<string, unknown>,
+  result: ToolResult,
+  ctx: ToolContext,
+) => void;
+
+/** The name of the built-in activation tool the loop handles itself. */
+export const USE_TOOLS = 'use_tools';
+
+/** The tools Wren can offer a model, by name. Tools may come and go at run time (MCP servers). */
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
 
   register(tool: Tool): this {
+    if (tool.name === USE_TOOLS) throw new Error(`${USE_TOOLS} is reserved`);
     if (this.tools.has(tool.name)) throw new Error(`tool ${tool.name} is registered twice`);
     this.tools.set(tool.name, tool);
     return this;
+  }
+
+  /** Removes a tool (an MCP server went away); calls already running finish. */
+  unregister(name: string): boolean {
+    return this.tools.delete(name);
+  }
+
+  /** Tools sent only on demand, as `name: one line` (the first sentence of the description). */
+  catalog(): Array<{ name: string; summary: string }> {
+    return [...this.tools.values()]
+      .filter((tool) => !tool.core)
+      .map((tool) => ({
+        name: tool.name,
+        summary: tool.description.split(/(?<=\.)\s|\n/)[0]!.slice(0, 120),
+      }));
+  }
+
+  /**
+   * The definitions for one request: every core tool plus the `active` ones, in registration order (stable,
+   * so provider caches hit), then `use_tools` when anything is left to activate.
+   */
+  requestDefinitions(active: ReadonlySet<string>): ToolDefinition[] {
+    const chosen = [...this.tools.values()].filter((tool) => tool.core || active.has(tool.name));
+    const definitions = chosen.map(({ name, description, parameters }) => ({
+      name,
+      description,
+      parameters,
+    }));
+    const rest = this.catalog().filter((entry) => !active.has(entry.name));
+    if (rest.length > 0) definitions.push(useToolsDefinition(rest));
+    return definitions;
   }
 
   get(name: string): Tool | undefined {
@@ -57,6 +122,7 @@ export class ToolRegistry {
     ctx: ToolContext,
     signal: AbortSignal,
     beforeToolCall?: BeforeToolCall,
+    afterToolCall?: AfterToolCall,
   ): Promise<ToolOutcome> {
     const tool = this.tools.get(call.name);
     if (!tool) {
@@ -76,6 +142,7 @@ export class ToolRegistry {
       }
       signal.throwIfAborted();
       const result = await tool.execute(check.args, ctx, signal);
+      afterToolCall?.(tool, check.args, result, ctx);
       return { args: check.args, result };
     } catch (error) {
       const message = signal.aborted

@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../llm/types.js';
 
-/** How much harm a tool call could do; the gate (its own module) maps risk × mode to allow/ask. */
+/** How much harm a tool call could do; the gate maps risk × mode to allow/ask. */
 export type Risk = 'safe' | 'moderate' | 'sensitive' | 'dangerous';
 
 /** What the core hands a tool when it runs. */
@@ -8,10 +8,28 @@ export interface ToolContext {
   sessionId: string;
   channel: string;
   chatId: string;
+  /** Who sent the message this turn answers (a platform id; `owner` for the terminal and the API). */
+  senderId: string;
+  /** Whether that sender is the owner (non-owners get a reduced tool set). */
+  isOwner: boolean;
+  /** Whether the owner can be asked for an approval right now (a terminal, a chat), or asks must be denied. */
+  interactive: boolean;
   /** Absolute real path of the workspace folder. */
   workspace: string;
   /** Progress for the UI (e.g. "downloading 3/10"); never sent to the model. */
   progress(text: string): void;
+}
+
+/** What a call would do, beyond its tool's risk tier: the facts the gate decides on. */
+export interface ToolAssessment {
+  /** Danger signatures found in the arguments (e.g. `recursive delete of /`); any one escalates to ask. */
+  signatures?: string[];
+  /** What the tool could not analyse (e.g. `eval`, an unparsable command): the gate asks. */
+  unanalysable?: string;
+  /** Set when the call sends data off the machine: the host or recipient it reaches. */
+  egress?: { target: string };
+  /** What an `always` grant binds to: exec → program name, files → path prefix, web → host. */
+  target?: string;
 }
 
 export interface ToolResult {
@@ -20,6 +38,11 @@ export interface ToolResult {
   /** What the UI and logs see (full output, structured data). */
   details?: unknown;
   isError?: boolean;
+  /**
+   * Set when the result carries content the owner did not write (`untrusted`: web pages, mail, MCP output)
+   * or data that must not leave (`private`: files outside the workspace, memory): the session is tainted.
+   */
+  taint?: 'untrusted' | 'private';
 }
 
 /**
@@ -31,6 +54,15 @@ export interface Tool {
   description: string;
   parameters: JsonSchema;
   risk: Risk;
+  /**
+   * Core tools have their schema in every request. The others are listed by name and one line in the
+   * `use_tools` description and sent only after the model activates them (saves tokens).
+   */
+  core?: boolean;
+  /** Examines one call's arguments for the gate; pure and fast (no I/O beyond path resolution). */
+  assess?(args: Record<string, unknown>, ctx: ToolContext): ToolAssessment | Promise<ToolAssessment>;
+  /** Whether `{{secret:NAME}}` references in its arguments are resolved before it runs. */
+  acceptsSecrets?: boolean;
   execute(args: Record<string, unknown>, ctx: ToolContext, signal: AbortSignal): Promise<ToolResult>;
 }
 

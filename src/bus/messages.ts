@@ -13,6 +13,11 @@ export interface InboundMessage {
   sessionId?: string;
   /** Whether the sender may be asked for approvals interactively (a terminal, a chat with the owner). */
   interactive?: boolean;
+  /**
+   * Set by the channel when the sender is the owner (the terminal, the gateway's token holder, a configured
+   * owner id). Absent means not the owner: fail closed.
+   */
+  fromOwner?: boolean;
   metadata?: Record<string, unknown>;
 }
 

@@ -63,6 +63,7 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
           id: randomUUID(),
           channel: 'cli',
           senderId: 'owner',
+          fromOwner: true,
           chatId: CHAT_ID,
           text,
           interactive: tty,

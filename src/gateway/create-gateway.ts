@@ -128,6 +128,7 @@ export function createGateway(options: GatewayOptions): Hono {
       id: randomUUID(),
       channel: 'api',
       senderId: 'owner',
+      fromOwner: true,
       chatId: session,
       sessionId: session,
       text: parsed.data.message,

@@ -13,6 +13,9 @@ const ctx = (): ToolContext => ({
   sessionId: 's',
   channel: 'test',
   chatId: 'c',
+  senderId: 'owner',
+  isOwner: true,
+  interactive: false,
   workspace,
   progress: () => {},
 });

@@ -79,6 +79,7 @@ async function oneShot(
     id: randomUUID(),
     channel: 'cli',
     senderId: 'owner',
+    fromOwner: true,
     chatId: session,
     sessionId: session,
     text,

@@ -20,6 +20,7 @@ export function createListDirTool(roots: () => string[]): Tool {
     description: 'List a folder in the workspace (folders end with /, files show their size).',
     parameters: toolSchema(parameters),
     risk: 'safe',
+    core: true,
     async execute(raw, _ctx, signal) {
       const args = parameters.parse(raw);
       const requested = args.path ?? '.';

@@ -35,6 +35,7 @@ export function createReadFileTool(roots: () => string[]): Tool {
     description: 'Read a text file from the workspace. Use offset/limit (lines) to page through long files.',
     parameters: toolSchema(parameters),
     risk: 'safe',
+    core: true,
     async execute(raw, _ctx, signal) {
       const args = parameters.parse(raw);
       const path = await resolveWorkspacePath(roots(), args.path);
