@@ -1,0 +1,166 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ScriptedModel } from '../../../test/support/scripted-model.js';
+import { AgentRuntime } from '../../agent/agent-runtime.js';
+import { ContextBuilder } from '../../agent/context-builder.js';
+import { MemorySessionStore } from '../../agent/memory-session-store.js';
+import type { Tool } from '../../agent/tool.js';
+import { ToolRegistry } from '../../agent/tool-registry.js';
+import { MessageBus } from '../../bus/message-bus.js';
+import type { OutboundMessage } from '../../bus/messages.js';
+import type { ModelRequest } from '../../llm/types.js';
+import { createSpawnTool, createSubagentsCommand } from './spawn-tool.js';
+import { SubagentManager } from './subagent-manager.js';
+
+const count: Tool = {
+  name: 'count_files',
+  description: 'Count files',
+  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  risk: 'safe',
+  async execute() {
+    return { content: '3 files' };
+  },
+};
+const secret: Tool = { ...count, name: 'secret_tool', description: 'Not for subagents' };
+
+const isSubagent = (request: ModelRequest) => request.system[0]!.text.startsWith('You are a Wren subagent');
+
+function setup(maxConcurrent = 2) {
+  const workspace = mkdtempSync(join(tmpdir(), 'wren-spawn-'));
+  const bus = new MessageBus();
+  const store = new MemorySessionStore();
+  const model = new ScriptedModel();
+  const registry = new ToolRegistry().register(count).register(secret);
+  const manager = new SubagentManager({
+    model,
+    registry,
+    store,
+    bus,
+    defaultTools: ['count_files'],
+    maxRounds: 4,
+    maxConcurrent,
+  });
+  registry.register(createSpawnTool(manager));
+  new AgentRuntime({
+    bus,
+    store,
+    model,
+    registry,
+    context: new ContextBuilder({ workspace }),
+    workspace: () => workspace,
+    settings: () => ({
+      maxRounds: 5,
+      maxConcurrency: 4,
+      maxToolResultChars: 2000,
+      repeatLimit: 3,
+      historyReserveTokens: 50,
+    }),
+    commands: { subagents: createSubagentsCommand(manager) },
+  }).start();
+  const outbound: OutboundMessage[] = [];
+  bus.subscribeOutbound((message) => outbound.push(message));
+  const send = (id: string, text: string) =>
+    bus.request({ id, channel: 'test', senderId: 'owner', fromOwner: true, chatId: 'c', text });
+  return { bus, store, model, manager, outbound, send };
+}
+
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('spawn', () => {
+  it('runs the task in the background with restricted tools and reports back to the parent session', async () => {
+    const { model, send, outbound } = setup();
+    let subagentTools: string[] = [];
+    let stage = 0;
+    model.script(
+      ...Array.from({ length: 6 }, () => (request: ModelRequest) => {
+        if (isSubagent(request)) {
+          subagentTools = request.tools!.map((tool) => tool.name);
+          const called = request.messages.some((message) => message.role === 'tool');
+          return called
+            ? { text: 'The folder has 3 files.' }
+            : { toolCalls: [{ name: 'count_files', arguments: {} }] };
+        }
+        stage++;
+        if (stage === 1) return { toolCalls: [{ name: 'spawn', arguments: { task: 'count the files' } }] };
+        if (stage === 2) return { text: 'A subagent is on it.' };
+        return {
+          text: `Report received: ${String(request.messages.at(-1)?.content).includes('3 files') ? '3 files' : '?'}`,
+        };
+      }),
+    );
+    const first = await send('m1', 'how many files?');
+    expect(first.text).toBe('A subagent is on it.');
+    await until(() => outbound.some((message) => message.text === 'Report received: 3 files'));
+    const report = outbound.find((message) => message.text === 'Report received: 3 files')!;
+    expect(report.sessionId).toBe(first.sessionId);
+    expect(subagentTools).toEqual(['count_files']);
+  });
+
+  it('never gives a subagent spawn or tools outside the allowed set', async () => {
+    const { manager } = setup();
+    const info = manager.spawn('x', ctx(), ['spawn', 'secret_tool', 'nope', 'count_files']);
+    expect(info.tools).toEqual(['secret_tool', 'count_files']);
+    manager.cancelAll();
+  });
+
+  it('bounds concurrency, lists and cancels; a cancelled subagent reports nothing', async () => {
+    const model = new ScriptedModel();
+    model.gate = new Promise(() => {});
+    const bus = new MessageBus();
+    const inbound: string[] = [];
+    bus.consumeInbound((message) => inbound.push(message.text));
+    const registry = new ToolRegistry().register(count);
+    const store = new MemorySessionStore();
+    const manager = new SubagentManager({
+      model,
+      registry,
+      store,
+      bus,
+      defaultTools: ['count_files'],
+      maxRounds: 2,
+      maxConcurrent: 1,
+    });
+    const a = manager.spawn('first', ctx());
+    const b = manager.spawn('second', ctx());
+    await until(() => manager.list().some((info) => info.state === 'running'));
+    expect(manager.list().map((info) => [info.id, info.state])).toEqual([
+      [a.id, 'running'],
+      [b.id, 'queued'],
+    ]);
+    expect(manager.cancel(b.id)).toBe(true);
+    expect(manager.cancel(a.id)).toBe(true);
+    expect(manager.cancel('nope')).toBe(false);
+    await until(() => manager.list().every((info) => info.state === 'cancelled'));
+    expect(inbound).toEqual([]);
+  });
+
+  it('/subagents lists them', async () => {
+    const { send, manager, model } = setup();
+    model.gate = new Promise(() => {});
+    manager.spawn('look around', ctx());
+    model.gate = undefined;
+    expect((await send('c1', '/subagents')).text).toMatch(/look around/);
+    manager.cancelAll();
+  });
+});
+
+function ctx() {
+  return {
+    sessionId: 'parent',
+    channel: 'test',
+    chatId: 'c',
+    senderId: 'owner',
+    isOwner: true,
+    interactive: false,
+    workspace: '/tmp',
+    progress: () => {},
+  };
+}
