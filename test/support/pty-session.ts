@@ -32,10 +32,11 @@ export function runInPty(
     child.stdout.on('data', (chunk: Buffer) => {
       screen += chunk.toString();
       const step = steps[next];
-      if (step && step[0].test(screen.slice(seenUpTo))) {
+      if (step?.[0].test(screen.slice(seenUpTo))) {
         seenUpTo = screen.length;
         next++;
-        setTimeout(() => child.stdin.write(step[1]), 100);
+        const keys = step[1];
+        setTimeout(() => child.stdin.write(keys), 100);
       }
     });
     child.on('close', (code) => {
