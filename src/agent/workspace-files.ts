@@ -19,6 +19,10 @@ Say plainly when you do not know something or when a tool failed; never invent r
 
 (Write here what Wren should know about you: name, time zone, work, preferences.)
 `,
+  'MEMORY.md': `# Memory
+
+Durable facts Wren has learned about you and your world, one per line. Edit freely: Wren re-reads this file.
+`,
 };
 
 /** Creates any missing default workspace file; never overwrites one the owner has. Idempotent. */
@@ -30,9 +34,12 @@ export function ensureWorkspaceFiles(workspace: string): void {
   }
 }
 
-/** Reads workspace files, re-reading one only when its mtime or size changed. */
+/**
+ * Reads workspace files, re-reading one only when its mtime, ctime, size or inode changed (a hand edit or an
+ * atomic replace by Wren both change at least one).
+ */
 export class WorkspaceFileCache {
-  private readonly cache = new Map<string, { mtimeMs: number; size: number; text: string }>();
+  private readonly cache = new Map<string, { stamp: string; text: string }>();
 
   constructor(private readonly workspace: string) {}
 
@@ -41,10 +48,11 @@ export class WorkspaceFileCache {
     const path = join(this.workspace, name);
     try {
       const stat = statSync(path);
+      const stamp = `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`;
       const cached = this.cache.get(name);
-      if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.text;
+      if (cached && cached.stamp === stamp) return cached.text;
       const text = readFileSync(path, 'utf8');
-      this.cache.set(name, { mtimeMs: stat.mtimeMs, size: stat.size, text });
+      this.cache.set(name, { stamp, text });
       return text;
     } catch {
       this.cache.delete(name);

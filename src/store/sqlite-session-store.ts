@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
-import type { NewMessage, SessionRecord, SessionStore, StoredMessage } from '../agent/session-store.js';
+import {
+  ConsolidationConflictError,
+  type MemoryState,
+  type NewMessage,
+  type PendingConsolidation,
+  type SessionRecord,
+  type SessionStore,
+  type StoredMessage,
+} from '../agent/session-store.js';
 import type { ChatMessage } from '../llm/types.js';
 import { StoreError } from './store-error.js';
 
@@ -19,6 +27,48 @@ interface MessageRow {
   content: string;
   tokens: number;
   created_at: number;
+}
+
+const toStored = (row: MessageRow): StoredMessage => ({
+  seq: row.seq,
+  message: JSON.parse(row.content) as ChatMessage,
+  tokens: row.tokens,
+  createdAt: row.created_at,
+});
+
+interface PendingRow {
+  session_id: string;
+  from_seq: number;
+  through_seq: number;
+  summary: string;
+  payload: string;
+  created_at: number;
+}
+
+const toPending = (row: PendingRow): PendingConsolidation => ({
+  sessionId: row.session_id,
+  fromSeq: row.from_seq,
+  throughSeq: row.through_seq,
+  summary: row.summary,
+  payload: JSON.parse(row.payload) as unknown,
+  createdAt: row.created_at,
+});
+
+function prepareMemory(db: Database) {
+  return {
+    marker: db.prepare<[string]>('SELECT consolidated_seq, summary FROM session_memory WHERE session_id = ?'),
+    pendingOf: db.prepare<[string]>('SELECT * FROM consolidation_pending WHERE session_id = ?'),
+    pendingAll: db.prepare<[]>('SELECT * FROM consolidation_pending ORDER BY created_at, rowid'),
+    insertPending: db.prepare<[string, number, number, string, string, number]>(
+      'INSERT INTO consolidation_pending (session_id, from_seq, through_seq, summary, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    deletePending: db.prepare<[string]>('DELETE FROM consolidation_pending WHERE session_id = ?'),
+    upsertMarker: db.prepare<[string, number, string, number]>(
+      `INSERT INTO session_memory (session_id, consolidated_seq, summary, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (session_id) DO UPDATE SET consolidated_seq = excluded.consolidated_seq,
+         summary = excluded.summary, updated_at = excluded.updated_at`,
+    ),
+  };
 }
 
 const toRecord = (row: SessionRow): SessionRecord => ({
@@ -52,9 +102,13 @@ export class SqliteSessionStore implements SessionStore {
     lastSeq: Statement<[string]>;
     insertMessage: Statement<[string, number, string, string, number, string | null, number]>;
     touchSession: Statement<[number, string]>;
-    budgetWalk: Statement<[string, number, number]>;
+    budgetWalk: Statement<[string, number, number, number]>;
     messagesFrom: Statement<[string, number]>;
+    messagesAfter: Statement<[string, number, number]>;
+    tokensAfter: Statement<[string, number]>;
   };
+  /** Statements over the v2 memory tables; undefined on a database without them (nothing consolidated). */
+  private readonly memory: ReturnType<typeof prepareMemory> | undefined;
 
   /** @param now the clock, injectable for tests (Unix milliseconds). */
   constructor(
@@ -76,12 +130,22 @@ export class SqliteSessionStore implements SessionStore {
       ),
       touchSession: db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?'),
       budgetWalk: db.prepare(
-        'SELECT seq, tokens FROM messages WHERE session_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+        'SELECT seq, tokens FROM messages WHERE session_id = ? AND seq < ? AND seq > ? ORDER BY seq DESC LIMIT ?',
       ),
       messagesFrom: db.prepare(
         'SELECT seq, role, content, tokens, created_at FROM messages WHERE session_id = ? AND seq >= ? ORDER BY seq',
       ),
+      messagesAfter: db.prepare(
+        'SELECT seq, role, content, tokens, created_at FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+      ),
+      tokensAfter: db.prepare(
+        'SELECT coalesce(sum(tokens), 0) AS tokens, coalesce(max(seq), 0) AS last FROM messages WHERE session_id = ? AND seq > ?',
+      ),
     };
+    const hasMemory = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'session_memory'")
+      .get();
+    this.memory = hasMemory ? prepareMemory(db) : undefined;
   }
 
   /** @inheritdoc */
@@ -140,27 +204,25 @@ export class SqliteSessionStore implements SessionStore {
    */
   async recentMessages(sessionId: string, maxTokens: number): Promise<StoredMessage[]> {
     return this.db.transaction(() => {
-      const first = this.firstSeqWithin(sessionId, maxTokens);
+      const first = this.firstSeqWithin(sessionId, maxTokens, this.marker(sessionId).consolidatedSeq);
       if (first === undefined) return [];
       const rows = this.statements.messagesFrom.all(sessionId, first) as MessageRow[];
       let start = 0;
       while (start < rows.length && rows[start]!.role === 'tool') start++;
-      return rows.slice(start).map((row) => ({
-        seq: row.seq,
-        message: JSON.parse(row.content) as ChatMessage,
-        tokens: row.tokens,
-        createdAt: row.created_at,
-      }));
+      return rows.slice(start).map(toStored);
     })();
   }
 
-  /** The smallest seq such that the messages from it to the newest fit `maxTokens`; undefined if none fit. */
-  private firstSeqWithin(sessionId: string, maxTokens: number): number | undefined {
+  /**
+   * The smallest seq above `floor` such that the messages from it to the newest fit `maxTokens`; undefined
+   * if none fit.
+   */
+  private firstSeqWithin(sessionId: string, maxTokens: number, floor: number): number | undefined {
     let total = 0;
     let first: number | undefined;
     let before = Number.MAX_SAFE_INTEGER;
     for (;;) {
-      const batch = this.statements.budgetWalk.all(sessionId, before, BUDGET_BATCH) as Array<{
+      const batch = this.statements.budgetWalk.all(sessionId, before, floor, BUDGET_BATCH) as Array<{
         seq: number;
         tokens: number;
       }>;
@@ -198,6 +260,93 @@ export class SqliteSessionStore implements SessionStore {
           );
         }
         this.statements.touchSession.run(now, sessionId);
+      })
+      .immediate();
+  }
+
+  private marker(sessionId: string): { consolidatedSeq: number; summary: string } {
+    const row = this.memory?.marker.get(sessionId) as
+      | { consolidated_seq: number; summary: string }
+      | undefined;
+    return row
+      ? { consolidatedSeq: row.consolidated_seq, summary: row.summary }
+      : { consolidatedSeq: 0, summary: '' };
+  }
+
+  private requireMemory(): NonNullable<SqliteSessionStore['memory']> {
+    if (!this.memory) {
+      throw new StoreError(
+        `${this.db.name}: the database has no memory tables (schema version 2); open it with openDatabase so it is migrated`,
+      );
+    }
+    return this.memory;
+  }
+
+  async memoryState(sessionId: string): Promise<MemoryState> {
+    return this.db.transaction(() => {
+      const marker = this.marker(sessionId);
+      const after = this.statements.tokensAfter.get(sessionId, marker.consolidatedSeq) as {
+        tokens: number;
+        last: number;
+      };
+      const lastSeq = Math.max(after.last, marker.consolidatedSeq);
+      return { ...marker, lastSeq, unconsolidatedTokens: after.tokens };
+    })();
+  }
+
+  async messagesAfter(sessionId: string, afterSeq: number, limit: number): Promise<StoredMessage[]> {
+    const rows = this.statements.messagesAfter.all(
+      sessionId,
+      Math.max(0, Math.floor(afterSeq)),
+      Math.max(0, Math.floor(limit)),
+    ) as MessageRow[];
+    return rows.map(toStored);
+  }
+
+  /** @inheritdoc One IMMEDIATE transaction: the checks and the insert cannot interleave with another writer. */
+  async beginConsolidation(pending: Omit<PendingConsolidation, 'createdAt'>): Promise<void> {
+    const memory = this.requireMemory();
+    this.db
+      .transaction(() => {
+        const { sessionId, fromSeq, throughSeq } = pending;
+        if (memory.pendingOf.get(sessionId)) {
+          throw new ConsolidationConflictError(`a consolidation of session ${sessionId} is pending`);
+        }
+        const marker = this.marker(sessionId).consolidatedSeq;
+        const last = (this.statements.lastSeq.get(sessionId) as { seq: number | null }).seq ?? 0;
+        if (marker !== fromSeq - 1 || throughSeq > last || throughSeq < fromSeq) {
+          throw new ConsolidationConflictError(
+            `session ${sessionId}: cannot consolidate ${fromSeq}-${throughSeq} (marker ${marker}, last ${last})`,
+          );
+        }
+        memory.insertPending.run(
+          sessionId,
+          fromSeq,
+          throughSeq,
+          pending.summary,
+          JSON.stringify(pending.payload ?? null),
+          this.now(),
+        );
+      })
+      .immediate();
+  }
+
+  async pendingConsolidations(sessionId?: string): Promise<PendingConsolidation[]> {
+    if (!this.memory) return [];
+    const rows = (
+      sessionId === undefined ? this.memory.pendingAll.all() : this.memory.pendingOf.all(sessionId)
+    ) as PendingRow[];
+    return rows.map(toPending);
+  }
+
+  async commitConsolidation(sessionId: string): Promise<void> {
+    const memory = this.requireMemory();
+    this.db
+      .transaction(() => {
+        const row = memory.pendingOf.get(sessionId) as PendingRow | undefined;
+        if (!row) return;
+        memory.upsertMarker.run(sessionId, row.through_seq, row.summary, this.now());
+        memory.deletePending.run(sessionId);
       })
       .immediate();
   }

@@ -3,8 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemorySessionStore } from '../../src/agent/memory-session-store.js';
-import type { NewMessage, SessionStore } from '../../src/agent/session-store.js';
+import {
+  ConsolidationConflictError,
+  type NewMessage,
+  type SessionStore,
+} from '../../src/agent/session-store.js';
 import type { ChatMessage } from '../../src/llm/types.js';
+import { MIGRATION_V2 } from '../../src/store/migration-v2-memory.js';
+import { MIGRATIONS, migrate } from '../../src/store/migrations.js';
 import { openDatabase } from '../../src/store/open-database.js';
 import { SqliteSessionStore } from '../../src/store/sqlite-session-store.js';
 
@@ -16,7 +22,8 @@ const implementations: Array<[string, StoreFactory]> = [
     'SqliteSessionStore',
     (clock) => {
       const dir = mkdtempSync(join(tmpdir(), 'wren-contract-'));
-      const db = openDatabase(join(dir, 'wren.db'));
+      const db = openDatabase(join(dir, 'wren.db'), { migrate: false });
+      migrate(db, [...MIGRATIONS.filter((step) => step.version < 2), MIGRATION_V2]);
       return {
         store: new SqliteSessionStore(db, clock),
         close: () => {
@@ -168,5 +175,103 @@ describe.each(implementations)('SessionStore contract: %s', (_name, factory) => 
     const [first] = await store.recentMessages(session.id, 100);
     (first!.message as { content: string }).content = 'changed';
     expect((await store.recentMessages(session.id, 100))[0]!.message).toMatchObject({ content: 'original' });
+  });
+
+  describe('consolidation marker', () => {
+    const turn = (n: number): NewMessage[] => [user(`q${n}`, 10), assistant(`a${n}`, 10)];
+    async function sessionWithTurns(store: SessionStore, turns: number) {
+      const session = await store.activeSession('k', init);
+      for (let n = 1; n <= turns; n++) await store.appendMessages(session.id, turn(n));
+      return session;
+    }
+
+    it('reports an empty state before anything is consolidated', async () => {
+      const store = open();
+      const session = await sessionWithTurns(store, 3);
+      expect(await store.memoryState(session.id)).toEqual({
+        consolidatedSeq: 0,
+        summary: '',
+        lastSeq: 6,
+        unconsolidatedTokens: 60,
+      });
+      expect(await store.memoryState('unknown')).toEqual({
+        consolidatedSeq: 0,
+        summary: '',
+        lastSeq: 0,
+        unconsolidatedTokens: 0,
+      });
+      expect(await store.pendingConsolidations()).toEqual([]);
+    });
+
+    it('reads messages after a seq, oldest first, up to a limit', async () => {
+      const store = open();
+      const session = await sessionWithTurns(store, 3);
+      expect((await store.messagesAfter(session.id, 2, 3)).map((m) => m.seq)).toEqual([3, 4, 5]);
+      expect((await store.messagesAfter(session.id, 5, 10)).map((m) => m.seq)).toEqual([6]);
+      expect(await store.messagesAfter(session.id, 6, 10)).toEqual([]);
+      expect(await store.messagesAfter('unknown', 0, 10)).toEqual([]);
+    });
+
+    it('keeps turns in the live history until the consolidation is committed, then drops them', async () => {
+      const store = open();
+      const session = await sessionWithTurns(store, 3);
+      await store.beginConsolidation({
+        sessionId: session.id,
+        fromSeq: 1,
+        throughSeq: 4,
+        summary: 'asked q1 and q2',
+        payload: { edits: ['x'] },
+      });
+      expect((await store.recentMessages(session.id, 1000)).map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+      const [pending] = await store.pendingConsolidations(session.id);
+      expect(pending).toMatchObject({ fromSeq: 1, throughSeq: 4, summary: 'asked q1 and q2' });
+      expect(pending!.payload).toEqual({ edits: ['x'] });
+      await store.commitConsolidation(session.id);
+      expect((await store.recentMessages(session.id, 1000)).map((m) => m.seq)).toEqual([5, 6]);
+      expect(await store.memoryState(session.id)).toEqual({
+        consolidatedSeq: 4,
+        summary: 'asked q1 and q2',
+        lastSeq: 6,
+        unconsolidatedTokens: 20,
+      });
+      expect(await store.pendingConsolidations()).toEqual([]);
+      await store.commitConsolidation(session.id); // idempotent
+      expect((await store.memoryState(session.id)).consolidatedSeq).toBe(4);
+      // The whole history stays stored (for search and the owner), only the live window moved.
+      expect((await store.messagesAfter(session.id, 0, 100)).map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    });
+
+    it('refuses a second consolidation of the same range, a stale marker and ranges past the end', async () => {
+      const store = open();
+      const session = await sessionWithTurns(store, 3);
+      const begin = (fromSeq: number, throughSeq: number) =>
+        store.beginConsolidation({ sessionId: session.id, fromSeq, throughSeq, summary: 's', payload: null });
+      await expect(begin(2, 4)).rejects.toBeInstanceOf(ConsolidationConflictError);
+      await expect(begin(1, 7)).rejects.toBeInstanceOf(ConsolidationConflictError);
+      await expect(begin(1, 0)).rejects.toBeInstanceOf(ConsolidationConflictError);
+      await begin(1, 2);
+      await expect(begin(1, 2)).rejects.toBeInstanceOf(ConsolidationConflictError);
+      await store.commitConsolidation(session.id);
+      await expect(begin(1, 4)).rejects.toBeInstanceOf(ConsolidationConflictError);
+      await begin(3, 6);
+      await store.commitConsolidation(session.id);
+      expect(await store.recentMessages(session.id, 1000)).toEqual([]);
+      expect((await store.memoryState(session.id)).unconsolidatedTokens).toBe(0);
+    });
+
+    it('budgets only the live history after the marker', async () => {
+      const store = open();
+      const session = await sessionWithTurns(store, 5);
+      await store.beginConsolidation({
+        sessionId: session.id,
+        fromSeq: 1,
+        throughSeq: 6,
+        summary: 's',
+        payload: null,
+      });
+      await store.commitConsolidation(session.id);
+      expect((await store.recentMessages(session.id, 30)).map((m) => m.seq)).toEqual([8, 9, 10]);
+      expect((await store.recentMessages(session.id, 1e9)).map((m) => m.seq)).toEqual([7, 8, 9, 10]);
+    });
   });
 });

@@ -1,0 +1,152 @@
+/**
+ * Memory benchmark: prompt tokens per turn over a 200-turn scripted conversation with consolidation on
+ * (they must plateau, not grow), and what consolidation costs per consolidated message.
+ *   npx tsx bench/memory-bench.ts
+ * Model: in-process, 8k window, answers at once; a consolidation answers with a save_memory call.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AgentRuntime } from '../src/agent/agent-runtime.js';
+import { ContextBuilder } from '../src/agent/context-builder.js';
+import { ToolRegistry } from '../src/agent/tool-registry.js';
+import { ensureWorkspaceFiles } from '../src/agent/workspace-files.js';
+import { MessageBus } from '../src/bus/message-bus.js';
+import { estimateRequestTokens, estimateTokens } from '../src/llm/token-estimate.js';
+import type { ChatModel, ModelEvent, ModelRequest } from '../src/llm/types.js';
+import { createMemory } from '../src/memory/create-memory.js';
+import { DEFAULT_MEMORY_CONFIG } from '../src/memory/memory-config.js';
+import { MIGRATION_V2 } from '../src/store/migration-v2-memory.js';
+import { MIGRATIONS, migrate } from '../src/store/migrations.js';
+import { openDatabase } from '../src/store/open-database.js';
+import { SqliteSessionStore } from '../src/store/sqlite-session-store.js';
+
+export interface MemoryBenchResult {
+  /** Estimated prompt tokens of each turn's (first) model request. */
+  tokensPerTurn: number[];
+  /** Consolidation input + output tokens per consolidated message. */
+  consolidationTokensPerTurn: number;
+  consolidations: number;
+  consolidatedMessages: number;
+}
+
+const LIMITS = { contextWindow: 8_000, maxOutputTokens: 1_000 };
+const RESERVE = 1_024;
+
+/** Runs the 200-turn conversation; returns the figures (measures, never asserts). */
+export async function runMemoryBench(turns = 200): Promise<MemoryBenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'wren-memory-bench-'));
+  const workspace = join(dir, 'workspace');
+  ensureWorkspaceFiles(workspace);
+  const db = openDatabase(join(dir, 'wren.db'), { migrate: false });
+  migrate(db, [...MIGRATIONS.filter((step) => step.version < 2), MIGRATION_V2]);
+  const chatPrompts: number[] = [];
+  let consolidationTokens = 0;
+  let consolidations = 0;
+  let fact = 0;
+  const model: ChatModel = {
+    limits: () => LIMITS,
+    async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+      const input = estimateRequestTokens(request);
+      if (request.tools?.some((tool) => tool.name === 'save_memory')) {
+        consolidations++;
+        const args = JSON.stringify({
+          history_entry: `Discussed topics up to fact ${fact}. Decisions recorded; nothing open.`,
+          summary: `The owner and Wren discussed a series of topics (${fact} facts so far); the latest concern project planning.`,
+          memory_add: [`Fact number ${++fact} about the owner.`],
+        });
+        const output = estimateTokens(args);
+        consolidationTokens += input + output;
+        yield {
+          type: 'done',
+          result: {
+            text: '',
+            toolCalls: [{ id: `c${consolidations}`, name: 'save_memory', arguments: args }],
+            stopReason: 'tool_calls',
+            usage: { inputTokens: input, outputTokens: output },
+          },
+        };
+        return;
+      }
+      chatPrompts.push(input);
+      const text = `Here is a considered answer about that topic. ${'It covers the details you asked for. '.repeat(6)}`;
+      yield { type: 'text-delta', text };
+      yield {
+        type: 'done',
+        result: { text, toolCalls: [], stopReason: 'stop', usage: { inputTokens: input, outputTokens: 60 } },
+      };
+    },
+  };
+  const store = new SqliteSessionStore(db);
+  const memory = createMemory({
+    db,
+    store,
+    model,
+    workspace: () => workspace,
+    config: () => DEFAULT_MEMORY_CONFIG,
+    historyBudget: () => LIMITS.contextWindow - LIMITS.maxOutputTokens - RESERVE,
+    timezone: () => 'UTC',
+  });
+  await memory.start();
+  const registry = new ToolRegistry();
+  for (const tool of memory.tools) registry.register(tool);
+  const bus = new MessageBus();
+  const runtime = new AgentRuntime({
+    bus,
+    store,
+    model,
+    registry,
+    context: new ContextBuilder({ workspace, timezone: 'UTC', ...memory.contextOptions() }),
+    workspace: () => workspace,
+    settings: () => ({
+      maxRounds: 4,
+      maxConcurrency: 1,
+      maxToolResultChars: 16_000,
+      repeatLimit: 3,
+      historyReserveTokens: RESERVE,
+    }),
+    onTurnEnd: ({ session }) => memory.afterTurn(session),
+  });
+  runtime.start();
+  const tokensPerTurn: number[] = [];
+  try {
+    for (let i = 0; i < turns; i++) {
+      const before = chatPrompts.length;
+      await bus.request({
+        id: `t${i}`,
+        channel: 'bench',
+        senderId: 'owner',
+        chatId: 'bench',
+        text: `Turn ${i}: let us talk about topic ${i}, with enough words to make the history grow steadily.`,
+      });
+      tokensPerTurn.push(chatPrompts[before] ?? 0);
+      await memory.consolidator.idle(); // deterministic: let a due consolidation land before the next turn
+    }
+  } finally {
+    await runtime.stop(1000);
+    await memory.close(1000);
+  }
+  const consolidated = memory.consolidator
+    .status()
+    .reduce((sum, entry) => sum + entry.consolidatedMessages, 0);
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    tokensPerTurn,
+    consolidationTokensPerTurn: consolidated ? Math.round(consolidationTokens / consolidated) : 0,
+    consolidations,
+    consolidatedMessages: consolidated,
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const result = await runMemoryBench();
+  const t = result.tokensPerTurn;
+  const at = (n: number) => t[n - 1] ?? 0;
+  console.log(
+    `prompt tokens at turn 1/10/50/100/150/200: ${[1, 10, 50, 100, 150, 200].map(at).join(' / ')}; max ${Math.max(...t)}`,
+  );
+  console.log(
+    `consolidations ${result.consolidations}, messages consolidated ${result.consolidatedMessages}, tokens per consolidated message ${result.consolidationTokensPerTurn}`,
+  );
+}

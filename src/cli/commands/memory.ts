@@ -1,0 +1,276 @@
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { EXIT } from '../report-failure.js';
+
+/** Opens the home's config and database (migrated to the memory schema) for one command. */
+async function openHome(home: string) {
+  const { ensureHome } = await import('../../config/home.js');
+  const { loadConfig } = await import('../../config/load-config.js');
+  const { openDatabase } = await import('../../store/open-database.js');
+  const { MIGRATIONS, migrate } = await import('../../store/migrations.js');
+  const { MIGRATION_V2 } = await import('../../store/migration-v2-memory.js');
+  ensureHome(home);
+  const config = loadConfig(home);
+  const db = openDatabase(join(home, 'wren.db'), { migrate: false });
+  try {
+    // Until the memory migration is part of MIGRATIONS, add it here (a no-op once it is).
+    migrate(db, MIGRATIONS.some((step) => step.version === 2) ? MIGRATIONS : [...MIGRATIONS, MIGRATION_V2]);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return { config, db, timezone: config.agent.timezone };
+}
+
+const out = (text: string) => process.stdout.write(`${text}\n`);
+const json = (value: unknown) => out(JSON.stringify(value, null, 2));
+
+function parseId(text: string): number | undefined {
+  return /^\d+$/.test(text) && Number(text) > 0 ? Number(text) : undefined;
+}
+
+async function withHome(
+  home: string,
+  run: (opened: Awaited<ReturnType<typeof openHome>>) => Promise<number> | number,
+) {
+  const opened = await openHome(home);
+  try {
+    return await run(opened);
+  } finally {
+    opened.db.close();
+  }
+}
+
+/** `wren memory search|show`, `wren memo …`, `wren task …`. Exit codes: 0 ok, 1 not found, 2 bad input. */
+export function registerMemoryCommands(program: Command, home: () => string): void {
+  const memory = program.command('memory').description('search and show what Wren remembers');
+  memory
+    .command('search <query...>')
+    .description('search past conversations (all sessions) and HISTORY.md, best match first')
+    .option('--since <date>', 'from this day on (YYYY-MM-DD)')
+    .option('--until <date>', 'up to this day, inclusive (YYYY-MM-DD)')
+    .option('--limit <n>', 'results per source (default 8)', (value) => Number.parseInt(value, 10))
+    .option('--json', 'print JSON')
+    .action(
+      async (
+        words: string[],
+        options: { since?: string; until?: string; limit?: number; json?: boolean },
+      ) => {
+        const { searchMemory, formatSearchResult } = await import('../../memory/memory-search.js');
+        const bad = [options.since, options.until].find((date) => date && !/^\d{4}-\d{2}-\d{2}$/.test(date));
+        if (bad || (options.limit !== undefined && !(options.limit > 0))) {
+          process.stderr.write(
+            `wren: ${bad ? `invalid date "${bad}": use YYYY-MM-DD` : '--limit must be a positive number'}\n`,
+          );
+          process.exitCode = EXIT.usage;
+          return;
+        }
+        process.exitCode = await withHome(home(), ({ db, config, timezone }) => {
+          const query = words.join(' ');
+          const result = searchMemory(
+            { db, workspace: config.workspace, timezone },
+            {
+              text: query,
+              ...(options.since ? { since: options.since } : {}),
+              ...(options.until ? { until: options.until } : {}),
+              ...(options.limit ? { limit: options.limit } : {}),
+            },
+          );
+          if (options.json) json({ query, ...result });
+          else out(formatSearchResult(query, result));
+          return result.history.length + result.messages.length > 0 ? EXIT.ok : EXIT.failed;
+        });
+      },
+    );
+  memory
+    .command('show')
+    .description('print MEMORY.md and the consolidation status')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { readSnapshot } = await import('../../memory/markdown-file.js');
+      const { parseHistoryEntries } = await import('../../memory/history-file.js');
+      const { consolidationStatus } = await import('../../store/consolidation-status-repository.js');
+      process.exitCode = await withHome(home(), ({ db, config }) => {
+        const file = join(config.workspace, 'MEMORY.md');
+        const text = readSnapshot(file).text;
+        const entries = parseHistoryEntries(readSnapshot(join(config.workspace, 'HISTORY.md')).text).length;
+        const status = consolidationStatus(db);
+        if (options.json) {
+          json({ file, memory: text, historyEntries: entries, consolidation: status });
+          return EXIT.ok;
+        }
+        out(text.trim() || `(${file} is empty)`);
+        out('');
+        out(`HISTORY.md: ${entries} entries · consolidated messages: ${status.consolidatedMessages}`);
+        for (const failing of status.failing) {
+          out(
+            `consolidation failing for session ${failing.sessionId} (${failing.failures}×): ${failing.lastError ?? ''}`,
+          );
+        }
+        return EXIT.ok;
+      });
+    });
+  registerMemoCommands(program, home);
+  registerTaskCommands(program, home);
+}
+
+function registerMemoCommands(program: Command, home: () => string): void {
+  const memo = program.command('memo').description('notes kept by Wren (list, add, search, delete)');
+  const list = async (options: { json?: boolean; limit?: number }) => {
+    const { MemoRepository } = await import('../../store/memo-repository.js');
+    const { memoLine } = await import('../../memory/tools/memo-tool.js');
+    process.exitCode = await withHome(home(), ({ db, timezone }) => {
+      const memos = new MemoRepository(db).list(options.limit ?? 50);
+      if (options.json) json(memos);
+      else out(memos.length ? memos.map((item) => memoLine(item, timezone)).join('\n') : 'No memos yet.');
+      return EXIT.ok;
+    });
+  };
+  memo
+    .command('list', { isDefault: true })
+    .description('newest memos first')
+    .option('--limit <n>', 'how many (default 50)', (value) => Number.parseInt(value, 10))
+    .option('--json', 'print JSON')
+    .action(list);
+  memo
+    .command('add <text...>')
+    .description('save a memo')
+    .option('--json', 'print JSON')
+    .action(async (words: string[], options: { json?: boolean }) => {
+      const { MemoRepository } = await import('../../store/memo-repository.js');
+      process.exitCode = await withHome(home(), ({ db }) => {
+        const text = words.join(' ').trim();
+        if (!text) {
+          process.stderr.write('wren: a memo needs some text\n');
+          return EXIT.usage;
+        }
+        const saved = new MemoRepository(db).add(text);
+        if (options.json) json(saved);
+        else out(`Saved memo #${saved.id}.`);
+        return EXIT.ok;
+      });
+    });
+  memo
+    .command('search <query...>')
+    .description('memos matching the words, best first')
+    .option('--json', 'print JSON')
+    .action(async (words: string[], options: { json?: boolean }) => {
+      const { MemoRepository } = await import('../../store/memo-repository.js');
+      const { memoLine } = await import('../../memory/tools/memo-tool.js');
+      process.exitCode = await withHome(home(), ({ db, timezone }) => {
+        const found = new MemoRepository(db).search(words.join(' '), 50);
+        if (options.json) json(found);
+        else
+          out(found.length ? found.map((item) => memoLine(item, timezone)).join('\n') : 'No memo matches.');
+        return found.length ? EXIT.ok : EXIT.failed;
+      });
+    });
+  memo
+    .command('delete <id>')
+    .description('delete a memo by id')
+    .action(async (id: string) => {
+      const { MemoRepository } = await import('../../store/memo-repository.js');
+      const number = parseId(id);
+      if (number === undefined) {
+        process.stderr.write(`wren: "${id}" is not a memo id (a positive number; see wren memo)\n`);
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      process.exitCode = await withHome(home(), ({ db }) => {
+        if (new MemoRepository(db).delete(number)) {
+          out(`Deleted memo #${number}.`);
+          return EXIT.ok;
+        }
+        process.stderr.write(`wren: there is no memo #${number}\n`);
+        return EXIT.failed;
+      });
+    });
+}
+
+function registerTaskCommands(program: Command, home: () => string): void {
+  const task = program.command('task').description('to-dos kept by Wren (list, add, done, delete)');
+  task
+    .command('list', { isDefault: true })
+    .description('open tasks, soonest due first')
+    .option('--all', 'include done tasks')
+    .option('--done', 'only done tasks')
+    .option('--json', 'print JSON')
+    .action(async (options: { all?: boolean; done?: boolean; json?: boolean }) => {
+      const { TaskRepository } = await import('../../store/task-repository.js');
+      const { taskLine } = await import('../../memory/tools/task-tool.js');
+      process.exitCode = await withHome(home(), ({ db }) => {
+        const tasks = new TaskRepository(db).list(options.all ? 'all' : options.done ? 'done' : 'open', 200);
+        if (options.json) json(tasks);
+        else out(tasks.length ? tasks.map(taskLine).join('\n') : 'No tasks.');
+        return EXIT.ok;
+      });
+    });
+  task
+    .command('add <title...>')
+    .description('add a task')
+    .option('--due <date>', 'YYYY-MM-DD or "YYYY-MM-DD HH:MM"')
+    .option('--priority <level>', 'low, normal or high')
+    .option('--notes <text>', 'details')
+    .option('--json', 'print JSON')
+    .action(
+      async (
+        words: string[],
+        options: { due?: string; priority?: string; notes?: string; json?: boolean },
+      ) => {
+        const { TaskRepository, normalizeDue } = await import('../../store/task-repository.js');
+        const { taskLine } = await import('../../memory/tools/task-tool.js');
+        let due: string | undefined;
+        try {
+          due = options.due ? normalizeDue(options.due) : undefined;
+        } catch (error) {
+          process.stderr.write(`wren: ${(error as Error).message}\n`);
+          process.exitCode = EXIT.usage;
+          return;
+        }
+        const priority = options.priority?.toLowerCase();
+        if (priority !== undefined && priority !== 'low' && priority !== 'normal' && priority !== 'high') {
+          process.stderr.write(`wren: --priority must be low, normal or high (got "${options.priority}")\n`);
+          process.exitCode = EXIT.usage;
+          return;
+        }
+        process.exitCode = await withHome(home(), ({ db }) => {
+          const created = new TaskRepository(db).create({
+            title: words.join(' '),
+            ...(due ? { due } : {}),
+            ...(priority ? { priority } : {}),
+            ...(options.notes ? { notes: options.notes } : {}),
+          });
+          if (options.json) json(created);
+          else out(`Added ${taskLine(created)}`);
+          return EXIT.ok;
+        });
+      },
+    );
+  for (const [name, description] of [
+    ['done', 'mark a task done'],
+    ['delete', 'delete a task'],
+  ] as const) {
+    task
+      .command(`${name} <id>`)
+      .description(description)
+      .action(async (id: string) => {
+        const { TaskRepository } = await import('../../store/task-repository.js');
+        const number = parseId(id);
+        if (number === undefined) {
+          process.stderr.write(`wren: "${id}" is not a task id (a positive number; see wren task)\n`);
+          process.exitCode = EXIT.usage;
+          return;
+        }
+        process.exitCode = await withHome(home(), ({ db }) => {
+          const tasks = new TaskRepository(db);
+          const ok = name === 'done' ? tasks.complete(number) !== undefined : tasks.delete(number);
+          if (!ok) {
+            process.stderr.write(`wren: there is no task #${number}\n`);
+            return EXIT.failed;
+          }
+          out(name === 'done' ? `Done: task #${number}.` : `Deleted task #${number}.`);
+          return EXIT.ok;
+        });
+      });
+  }
+}

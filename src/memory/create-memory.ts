@@ -1,0 +1,128 @@
+import { existsSync } from 'node:fs';
+import type { Database } from 'better-sqlite3';
+import type { RuntimeCommand } from '../agent/agent-runtime.js';
+import type { ContextBuilderOptions } from '../agent/context-builder.js';
+import type { SessionRecord, SessionStore } from '../agent/session-store.js';
+import type { Tool } from '../agent/tool.js';
+import type { ChatModel } from '../llm/types.js';
+import { SqliteConsolidationStatusStore } from '../store/consolidation-status-repository.js';
+import { MemoRepository } from '../store/memo-repository.js';
+import { TaskRepository } from '../store/task-repository.js';
+import { Consolidator, type ConsolidatorOptions } from './consolidator.js';
+import { createMemoryCommands } from './memory-commands.js';
+import type { MemoryConfig } from './memory-config.js';
+import { installBuiltInSkills, SkillLibrary } from './skills.js';
+import { createMemoTool } from './tools/memo-tool.js';
+import { createMemorySearchTool } from './tools/memory-search-tool.js';
+import { createReadSkillTool } from './tools/read-skill-tool.js';
+import { createTaskTool, openTasksSection } from './tools/task-tool.js';
+
+export interface MemoryDeps {
+  /** The database (migrated to schema v2) behind `store`. */
+  db: Database;
+  store: SessionStore;
+  model: ChatModel;
+  workspace: () => string;
+  config: () => MemoryConfig;
+  /** Tokens of live history one turn may use: context window − max output − history reserve. */
+  historyBudget: () => number;
+  timezone?: () => string | undefined;
+  onUsage?: ConsolidatorOptions['onUsage'];
+  onError?: (error: unknown, sessionId?: string) => void;
+  env?: NodeJS.ProcessEnv;
+  clock?: () => number;
+  /** Test hook, see ConsolidatorOptions. */
+  onStage?: ConsolidatorOptions['onStage'];
+}
+
+/** Everything memory adds to the app; see the JSDoc of each member for where it plugs in. */
+export interface Memory {
+  /** `memory_search` (core), `memo`, `task`, `read_skill`: register each in the ToolRegistry. */
+  tools: Tool[];
+  /** `/memory` and `/forget`: pass as AgentRuntimeOptions.commands (merged with others). */
+  commands: Record<string, RuntimeCommand>;
+  /** Spread into every `new ContextBuilder({...})`: skills index, open tasks and caps. */
+  contextOptions(): Pick<
+    ContextBuilderOptions,
+    'skills' | 'openTasks' | 'memoryPromptChars' | 'summaryChars'
+  >;
+  consolidator: Consolidator;
+  memos: MemoRepository;
+  tasks: TaskRepository;
+  skills: SkillLibrary;
+  /** Call from AgentRuntimeOptions.onTurnEnd: starts a background consolidation when one is due. */
+  afterTurn(session: SessionRecord): void;
+  /** AgentRuntimeOptions.beforeNewSession: consolidates the old session, waiting at most newSessionWaitMs. */
+  beforeNewSession(old: SessionRecord): Promise<void>;
+  /** Installs the built-in skills (first run) and finishes consolidations a crash interrupted. */
+  start(): Promise<void>;
+  /** Lets running consolidations finish for up to `graceMs`, then stops them (before closing the db). */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Builds the memory subsystem over one SQLite database and workspace. Does no I/O until `start`. */
+export function createMemory(deps: MemoryDeps): Memory {
+  const status = new SqliteConsolidationStatusStore(deps.db);
+  const memos = new MemoRepository(deps.db, deps.clock);
+  const tasks = new TaskRepository(deps.db, deps.clock);
+  const skills = new SkillLibrary(deps.workspace, deps.env);
+  const consolidator = new Consolidator({
+    store: deps.store,
+    model: deps.model,
+    status,
+    workspace: deps.workspace,
+    config: deps.config,
+    historyBudget: deps.historyBudget,
+    ...(deps.timezone ? { timezone: deps.timezone } : {}),
+    ...(deps.clock ? { clock: deps.clock } : {}),
+    ...(deps.onUsage ? { onUsage: deps.onUsage } : {}),
+    ...(deps.onStage ? { onStage: deps.onStage } : {}),
+    onError: (error, sessionId) => deps.onError?.(error, sessionId),
+  });
+  const timezone = deps.timezone ?? (() => undefined);
+  return {
+    tools: [
+      createMemorySearchTool({ db: deps.db, workspace: deps.workspace, timezone }),
+      createMemoTool({ memos, timezone }),
+      createTaskTool({ tasks }),
+      createReadSkillTool({ skills }),
+    ],
+    commands: createMemoryCommands({
+      store: deps.store,
+      status,
+      workspace: deps.workspace,
+      timezone,
+      ...(deps.clock ? { clock: deps.clock } : {}),
+    }),
+    contextOptions: () => {
+      const config = deps.config();
+      return {
+        skills: () => skills.promptSection(),
+        openTasks: () => openTasksSection(tasks, config.openTasksInPrompt),
+        memoryPromptChars: config.memoryPromptChars,
+        summaryChars: config.summaryChars,
+      };
+    },
+    consolidator,
+    memos,
+    tasks,
+    skills,
+    afterTurn: (session) => consolidator.maybeConsolidate(session.id),
+    async beforeNewSession(old) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        consolidator.flush(old.id),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, deps.config().newSessionWaitMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    },
+    async start() {
+      const workspace = deps.workspace();
+      if (existsSync(workspace)) installBuiltInSkills(workspace);
+      await consolidator.recover();
+    },
+    close: (graceMs) => consolidator.close(graceMs),
+  };
+}

@@ -1,0 +1,73 @@
+import * as z from 'zod';
+
+/** Turns `"42"` (typically the result of `${VAR}`) into 42; other values pass through. */
+function fromString(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const text = value.trim();
+  return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : value;
+}
+
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(fromString, z.number().int().min(min).max(max));
+
+/**
+ * The `memory:` section of config.yaml (snake_case, strict, every key defaulted):
+ *
+ * ```yaml
+ * memory:
+ *   consolidate_at: 0.5          # consolidate when live history passes this share of the history budget
+ *   model_tag: small             # endpoints tagged so do the consolidation (all endpoints when none is)
+ *   memory_prompt_chars: 6000    # MEMORY.md characters put in the prompt (then a truncation note)
+ *   memory_file_chars: 12000     # size MEMORY.md is kept under by consolidation
+ *   summary_chars: 2000          # session summary cap
+ *   open_tasks_in_prompt: 15     # open tasks listed in the prompt
+ *   retry_base_seconds: 30       # first retry of a failed consolidation; doubles up to retry_max_seconds
+ *   retry_max_seconds: 3600
+ *   new_session_wait_seconds: 60 # /new waits this long for the old session's consolidation
+ * ```
+ */
+export const memorySectionSchema = z.strictObject({
+  consolidate_at: z.preprocess(fromString, z.number().gt(0).max(1)).default(0.5),
+  model_tag: z.string().trim().min(1).default('small'),
+  memory_prompt_chars: integer(200).default(6000),
+  memory_file_chars: integer(500).default(12000),
+  summary_chars: integer(200).default(2000),
+  open_tasks_in_prompt: integer(0, 200).default(15),
+  retry_base_seconds: integer(1).default(30),
+  retry_max_seconds: integer(1).default(3600),
+  new_session_wait_seconds: integer(0).default(60),
+});
+
+export type MemorySection = z.output<typeof memorySectionSchema>;
+
+/** The memory settings as the code uses them (camelCase, milliseconds). */
+export interface MemoryConfig {
+  /** Share (0–1] of the history budget at which consolidation starts. */
+  readonly consolidateAt: number;
+  readonly modelTag: string;
+  readonly memoryPromptChars: number;
+  readonly memoryFileChars: number;
+  readonly summaryChars: number;
+  readonly openTasksInPrompt: number;
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  readonly newSessionWaitMs: number;
+}
+
+/** The defaults (an empty `memory:` section). */
+export const DEFAULT_MEMORY_CONFIG: MemoryConfig = toMemoryConfig(memorySectionSchema.parse({}));
+
+/** Pure: the parsed section in camelCase; `retry_max_seconds` is raised to at least `retry_base_seconds`. */
+export function toMemoryConfig(parsed: MemorySection): MemoryConfig {
+  return Object.freeze({
+    consolidateAt: parsed.consolidate_at,
+    modelTag: parsed.model_tag,
+    memoryPromptChars: parsed.memory_prompt_chars,
+    memoryFileChars: parsed.memory_file_chars,
+    summaryChars: parsed.summary_chars,
+    openTasksInPrompt: parsed.open_tasks_in_prompt,
+    retryBaseMs: parsed.retry_base_seconds * 1000,
+    retryMaxMs: Math.max(parsed.retry_base_seconds, parsed.retry_max_seconds) * 1000,
+    newSessionWaitMs: parsed.new_session_wait_seconds * 1000,
+  });
+}
