@@ -1,4 +1,11 @@
-import type { AgentEvent, InboundMessage, OutboundMessage } from './messages.js';
+import type {
+  AgentEvent,
+  ApprovalAnswer,
+  ApprovalAnswerResult,
+  ApprovalEvent,
+  InboundMessage,
+  OutboundMessage,
+} from './messages.js';
 
 type Listener<T> = (value: T) => void;
 
@@ -13,6 +20,8 @@ export class MessageBus {
   private readonly outboundListeners = new Set<Listener<OutboundMessage>>();
   private readonly eventListeners = new Set<Listener<AgentEvent>>();
   private readonly cancelListeners = new Set<Listener<string>>();
+  private readonly approvalListeners = new Set<Listener<ApprovalEvent>>();
+  private approvalHandler: ((answer: ApprovalAnswer) => ApprovalAnswerResult) | undefined;
 
   publishInbound(message: InboundMessage): void {
     if (this.inboundConsumer) this.inboundConsumer(message);
@@ -55,6 +64,36 @@ export class MessageBus {
   subscribeEvents(listener: Listener<AgentEvent>): () => void {
     this.eventListeners.add(listener);
     return () => this.eventListeners.delete(listener);
+  }
+
+  /** Announces an approval request or its resolution to every channel that presents approvals. */
+  publishApproval(event: ApprovalEvent): void {
+    for (const listener of this.approvalListeners) listener(event);
+  }
+
+  subscribeApprovals(listener: Listener<ApprovalEvent>): () => void {
+    this.approvalListeners.add(listener);
+    return () => this.approvalListeners.delete(listener);
+  }
+
+  /**
+   * Hands the owner's answer to the gate and says whether it took effect (unknown or already resolved id,
+   * a choice the request does not offer). Without a gate attached the answer is refused with `no_gate`.
+   */
+  answerApproval(answer: ApprovalAnswer): ApprovalAnswerResult {
+    if (!this.approvalHandler) {
+      return { ok: false, code: 'no_gate', message: 'No approval gate is running.' };
+    }
+    return this.approvalHandler(answer);
+  }
+
+  /** Attaches the single handler of approval answers (the gate). */
+  handleApprovalAnswers(handler: (answer: ApprovalAnswer) => ApprovalAnswerResult): () => void {
+    if (this.approvalHandler) throw new Error('the bus already has an approval handler');
+    this.approvalHandler = handler;
+    return () => {
+      if (this.approvalHandler === handler) this.approvalHandler = undefined;
+    };
   }
 
   /**

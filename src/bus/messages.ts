@@ -67,3 +67,65 @@ export type AgentEvent =
       preview: string;
     })
   | (EventBase & { type: 'turn-end'; stopReason: StopReason; usage: Usage });
+
+/** How the owner answers an approval request. `always` is bound to tool + target and stored. */
+export type ApprovalChoice = 'once' | 'session' | 'always' | 'deny';
+
+/**
+ * A tool call held until the owner answers: the contract every channel and the web app present. `args` is
+ * the call's arguments as JSON with secrets redacted; `choices` lists what may be answered (a call carrying a
+ * danger signature can only be approved `once`).
+ */
+export interface ApprovalRequest {
+  id: string;
+  sessionId: string;
+  channel: string;
+  chatId: string;
+  /** Who sent the message whose turn made the call. */
+  senderId: string;
+  tool: string;
+  args: string;
+  /** Why the gate asks, in words for the owner. */
+  reason: string;
+  /** What an `always` or `session` grant would bind to (program, path prefix, host), when known. */
+  target?: string;
+  choices: ApprovalChoice[];
+  /** Unix milliseconds. */
+  createdAt: number;
+  /** No answer by then means deny. */
+  expiresAt: number;
+}
+
+/** How a held call ended. `unattended`: nobody could be asked (a non-interactive run), denied at once. */
+export type ApprovalOutcome = ApprovalChoice | 'timeout' | 'cancelled' | 'unattended';
+
+/** Approval traffic on the bus: channels show requests and drop them when resolved elsewhere. */
+export type ApprovalEvent =
+  | { type: 'approval-requested'; request: ApprovalRequest }
+  | {
+      type: 'approval-resolved';
+      /** The request id; absent for `unattended` denials, which never became a request. */
+      id?: string;
+      sessionId: string;
+      channel: string;
+      chatId: string;
+      tool: string;
+      outcome: ApprovalOutcome;
+      /** Who answered (`cli`, `api`, a platform id), when someone did. */
+      by?: string;
+      /** What the model is told, for outcomes that deny. */
+      reason?: string;
+    };
+
+/** The owner's answer to one approval request. */
+export interface ApprovalAnswer {
+  id: string;
+  choice: ApprovalChoice;
+  /** Who answered, for the audit log. */
+  by: string;
+}
+
+/** Whether an answer took effect. */
+export type ApprovalAnswerResult =
+  | { ok: true }
+  | { ok: false; code: 'not_found' | 'not_allowed' | 'no_gate'; message: string };

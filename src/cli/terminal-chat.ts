@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { styleText } from 'node:util';
 import type { MessageBus } from '../bus/message-bus.js';
-import type { AgentEvent } from '../bus/messages.js';
+import type { AgentEvent, ApprovalChoice, ApprovalEvent, ApprovalRequest } from '../bus/messages.js';
 
 export interface TerminalChatOptions {
   bus: MessageBus;
@@ -10,12 +10,51 @@ export interface TerminalChatOptions {
   output: NodeJS.WritableStream;
   /** Color and the prompt only when talking to a person. */
   tty: boolean;
+  /** Whether approvals are asked inline (default: `tty`); without it, calls that need approval are denied. */
+  interactive?: boolean;
   /** Continue this session instead of the terminal's active one. */
   sessionId?: string;
   banner?: string;
 }
 
 const CHAT_ID = 'terminal';
+
+const ANSWERS: Record<string, ApprovalChoice> = {
+  o: 'once',
+  once: 'once',
+  y: 'once',
+  yes: 'once',
+  s: 'session',
+  session: 'session',
+  a: 'always',
+  always: 'always',
+  d: 'deny',
+  deny: 'deny',
+  n: 'deny',
+  no: 'deny',
+};
+
+const CHOICE_LABEL: Record<ApprovalChoice, string> = {
+  once: '[o]nce',
+  session: 'for this [s]ession',
+  always: '[a]lways',
+  deny: '[d]eny',
+};
+
+/** The inline question for one held tool call (arguments arrive with secrets already redacted). */
+export function describeApproval(request: ApprovalRequest): string {
+  const args = request.args.length > 400 ? `${request.args.slice(0, 400)}…` : request.args;
+  const choices = request.choices.map((choice) =>
+    choice === 'always' && request.target
+      ? `[a]lways (${request.tool}: ${request.target})`
+      : CHOICE_LABEL[choice],
+  );
+  return [
+    `  ? approval needed: ${request.tool} ${args}`,
+    `    why: ${request.reason}`,
+    `    answer ${choices.join(', ')}`,
+  ].join('\n');
+}
 
 /**
  * The interactive terminal chat: one line in, a streamed reply out, tool progress shown as it happens.
@@ -38,6 +77,62 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
   let pending = 0;
   let midLine = false;
   let closing = false;
+  const interactive = options.interactive ?? tty;
+  /** Held tool calls of this terminal, oldest first; the head is the question on screen. */
+  const approvals: ApprovalRequest[] = [];
+  const answeredHere = new Set<string>();
+
+  const askNext = () => {
+    const head = approvals[0];
+    if (!head) return;
+    write(`${midLine ? '\n' : ''}${paint('yellow', describeApproval(head))}\n`);
+    midLine = false;
+    if (tty) {
+      rl.setPrompt(paint('yellow', 'approve › '));
+      rl.prompt();
+    }
+  };
+
+  const onApproval = (event: ApprovalEvent) => {
+    if (event.type === 'approval-requested') {
+      if (event.request.channel !== 'cli' || event.request.chatId !== CHAT_ID) return;
+      approvals.push(event.request);
+      if (approvals.length === 1) askNext();
+      return;
+    }
+    const index = approvals.findIndex((request) => request.id === event.id);
+    if (index < 0) return;
+    approvals.splice(index, 1);
+    if (!answeredHere.delete(event.id ?? '')) {
+      const how =
+        event.outcome === 'timeout'
+          ? 'no answer in time: denied'
+          : `${event.outcome}${event.by ? ` (by ${event.by})` : ''}`;
+      write(`${midLine ? '\n' : ''}${paint('dim', `  · approval for ${event.tool}: ${how}`)}\n`);
+      midLine = false;
+    }
+    if (index === 0) askNext();
+  };
+
+  const answer = (text: string) => {
+    const head = approvals[0]!;
+    const choice = ANSWERS[text.toLowerCase()];
+    if (!choice || !head.choices.includes(choice)) {
+      write(
+        `${paint('yellow', `    please answer ${head.choices.map((item) => CHOICE_LABEL[item]).join(', ')}`)}\n`,
+      );
+      if (tty) rl.prompt();
+      return;
+    }
+    answeredHere.add(head.id);
+    const result = bus.answerApproval({ id: head.id, choice, by: 'cli' });
+    if (!result.ok) {
+      answeredHere.delete(head.id);
+      write(`${paint('red', `    ${result.message}`)}\n`);
+    } else {
+      write(`${paint('dim', `  · ${choice === 'deny' ? 'denied' : `approved (${choice})`}`)}\n`);
+    }
+  };
 
   const onEvent = (event: AgentEvent) => {
     if (event.type === 'turn-start') {
@@ -66,7 +161,7 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
           fromOwner: true,
           chatId: CHAT_ID,
           text,
-          interactive: tty,
+          interactive,
           ...(pinned ? { sessionId: pinned } : {}),
         },
         (event) => {
@@ -86,13 +181,15 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
         pending--;
         if (pending > 0) return;
         if (closing) finish();
-        else prompt();
+        else if (approvals.length === 0) prompt();
       });
   };
 
   let finish = () => {};
+  const stopApprovals = interactive ? bus.subscribeApprovals(onApproval) : () => {};
   return new Promise((resolve) => {
     finish = () => {
+      stopApprovals();
       if (tty) write('\n');
       resolve();
     };
@@ -100,7 +197,8 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
     prompt();
     rl.on('line', (line) => {
       const text = line.trim();
-      if (!text) return prompt();
+      if (approvals.length > 0 && text && !text.startsWith('/')) return answer(text);
+      if (!text) return approvals.length > 0 ? askNext() : prompt();
       if (text === '/exit' || text === '/quit') return rl.close();
       send(text);
     });

@@ -1,7 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { gatedRuntime, recordingTool, until } from '../../test/support/gated-runtime.js';
 import { ScriptedModel } from '../../test/support/scripted-model.js';
 import { AgentRuntime } from '../agent/agent-runtime.js';
 import { ContextBuilder } from '../agent/context-builder.js';
@@ -131,5 +132,175 @@ describe('createGateway', () => {
     };
     expect(messages.messages[0]!.message.content).toBe('remember me');
     expect((await app.request('/api/sessions/unknown/messages', { headers: auth })).status).toBe(404);
+  });
+});
+
+const gated: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of gated.splice(0)) await close();
+});
+
+function gatedSetup() {
+  const model = new ScriptedModel();
+  const email = recordingTool('send_email', 'sensitive', {
+    assess: (args) => ({ target: String(args['to']).split('@')[1]! }),
+  });
+  const exec = recordingTool('exec', 'safe', { assess: () => ({ signatures: ['curl | sh'] }) });
+  const setup = gatedRuntime({
+    model,
+    tools: [email.tool, exec.tool],
+    gate: { secrets: { PW: 'pw-0123456789' } },
+  });
+  gated.push(setup.close);
+  const token = 'test-token-0123456789';
+  const app = createGateway({
+    bus: setup.bus,
+    store: setup.store,
+    gate: setup.gate,
+    verifyToken: (presented) => presented === token,
+    status: () => ({}),
+    version: '9.9.9',
+    startedAt: Date.now(),
+  });
+  const auth = { authorization: `Bearer ${token}` };
+  const call = (path: string, init: RequestInit = {}) =>
+    app.request(path, { ...init, headers: { ...auth, 'content-type': 'application/json', ...init.headers } });
+  const pending = async () =>
+    ((await (await call('/api/approvals')).json()) as { pending: Array<Record<string, unknown>> }).pending;
+  const firstPending = async () => {
+    let found: Array<Record<string, unknown>> = [];
+    const deadline = Date.now() + 5000;
+    while (found.length === 0) {
+      if (Date.now() > deadline) throw new Error('no pending approval');
+      found = await pending();
+      if (found.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return found[0]!;
+  };
+  const answer = (id: unknown, body: unknown) =>
+    call(`/api/approvals/${String(id)}`, { method: 'POST', body: JSON.stringify(body) });
+  return { ...setup, app, model, email, exec, call, pending, firstPending, answer };
+}
+
+describe('createGateway approvals', () => {
+  it('lists a held call, takes an answer, stores the grant and shows it in the audit log', async () => {
+    const { model, email, call, firstPending, answer, pending } = gatedSetup();
+    model.script(
+      { toolCalls: [{ name: 'send_email', arguments: { to: 'ann@example.com', body: 'pw-0123456789' } }] },
+      { text: 'sent' },
+    );
+    const chat = call('/api/chat', {
+      method: 'POST',
+      body: JSON.stringify({ message: 'mail ann', session: 'g1' }),
+    });
+    const request = await firstPending();
+    expect(request).toMatchObject({
+      sessionId: 'g1',
+      channel: 'api',
+      tool: 'send_email',
+      args: '{"to":"ann@example.com","body":"[redacted]"}',
+      target: 'example.com',
+      choices: ['once', 'session', 'always', 'deny'],
+    });
+    expect(String(request['reason'])).toContain('sensitive');
+    expect((await answer(request['id'], { answer: 'sometimes' })).status).toBe(400);
+    expect((await answer(request['id'], {})).status).toBe(400);
+    expect((await answer(request['id'], { answer: 'always' })).status).toBe(200);
+    expect((await answer(request['id'], { answer: 'always' })).status).toBe(404);
+    expect(await (await chat).json()).toMatchObject({ reply: 'sent', session: 'g1' });
+    expect(email.calls).toHaveLength(1);
+    expect(await pending()).toEqual([]);
+
+    const grants = (await (await call('/api/grants')).json()) as { grants: Array<{ id: string }> };
+    expect(grants.grants).toEqual([
+      expect.objectContaining({
+        tool: 'send_email',
+        target: 'example.com',
+        scope: 'always',
+        createdBy: 'api',
+      }),
+    ]);
+    const id = grants.grants[0]!.id;
+    expect((await call(`/api/grants/${id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await call(`/api/grants/${id}`, { method: 'DELETE' })).status).toBe(404);
+
+    const audit = (await (await call('/api/audit?session=g1&limit=5')).json()) as {
+      entries: Array<Record<string, unknown>>;
+    };
+    expect(audit.entries[0]).toMatchObject({ tool: 'send_email', answer: 'always', answeredBy: 'api' });
+    expect(JSON.stringify(audit)).not.toContain('pw-0123456789');
+  });
+
+  it('refuses a choice the request does not offer (signature calls: once only)', async () => {
+    const { model, exec, call, firstPending, answer } = gatedSetup();
+    model.script({ toolCalls: [{ name: 'exec', arguments: { command: 'curl x | sh' } }] }, { text: 'done' });
+    const chat = call('/api/chat', { method: 'POST', body: JSON.stringify({ message: 'install' }) });
+    const request = await firstPending();
+    const refused = await answer(request['id'], { answer: 'session' });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ error: { code: 'not_allowed' } });
+    expect((await answer(request['id'], { answer: 'deny' })).status).toBe(200);
+    await chat;
+    expect(exec.calls).toHaveLength(0);
+  });
+
+  it('streams approval events in the chat SSE stream and on /api/events', async () => {
+    const { model, call, answer } = gatedSetup();
+    model.script({ toolCalls: [{ name: 'send_email', arguments: { to: 'a@b.c' } }] }, { text: 'ok' });
+    const events = await call('/api/events');
+    const eventReader = events.body!.getReader();
+    let eventText = '';
+    const reading = (async () => {
+      for (;;) {
+        const { value, done } = await eventReader.read();
+        if (done) return;
+        eventText += new TextDecoder().decode(value);
+      }
+    })();
+    const response = await call('/api/chat', {
+      method: 'POST',
+      headers: { accept: 'text/event-stream' },
+      body: JSON.stringify({ message: 'mail', session: 'sse1' }),
+    });
+    const reader = response.body!.getReader();
+    let text = '';
+    let id = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+      const match = /event: approval\ndata: (\{.*\})/.exec(text);
+      if (match && !id) {
+        id = (JSON.parse(match[1]!) as { id: string }).id;
+        expect((await answer(id, { answer: 'deny' })).status).toBe(200);
+      }
+    }
+    expect(text).toContain('event: approval-resolved');
+    expect(text).toMatch(/"outcome":"deny","by":"api"/);
+    expect(text).toContain('event: done');
+    await until(() => eventText.includes('approval-resolved'), 'the global event stream');
+    expect(eventText).toContain('event: ready');
+    expect(eventText).toContain('event: approval\n');
+    await eventReader.cancel();
+    await reading;
+  });
+
+  it('needs the token, and answers 503 without a gate', async () => {
+    const { app: withGate } = gatedSetup();
+    expect((await withGate.request('/api/approvals')).status).toBe(401);
+    expect((await withGate.request('/api/audit')).status).toBe(401);
+    const { app, token } = setup();
+    const auth = { authorization: `Bearer ${token.generated}` };
+    for (const path of ['/api/approvals', '/api/grants', '/api/audit']) {
+      const response = await app.request(path, { headers: auth });
+      expect(response.status, path).toBe(503);
+      expect(await response.json()).toMatchObject({ error: { code: 'no_gate' } });
+    }
+    const answered = await app.request('/api/approvals/x', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ answer: 'once' }),
+    });
+    expect(answered.status).toBe(503);
   });
 });

@@ -3,11 +3,12 @@ import { Hono } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
-import { streamSSE } from 'hono/streaming';
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { SessionStore } from '../agent/session-store.js';
 import type { MessageBus } from '../bus/message-bus.js';
-import type { AgentEvent } from '../bus/messages.js';
+import type { AgentEvent, ApprovalEvent } from '../bus/messages.js';
+import type { Gate } from '../gate/create-gate.js';
 
 /** The largest chat message the API accepts, in characters. */
 export const MAX_MESSAGE_CHARS = 1_000_000;
@@ -22,7 +23,11 @@ export interface GatewayOptions {
   startedAt: number;
   /** Unexpected failures (logged by the caller; the client gets a generic message). */
   onError?: (error: Error) => void;
+  /** The approval gate: pending approvals, grants and the audit log. Without it those routes answer 503. */
+  gate?: Pick<Gate, 'approvals' | 'grants' | 'audit'>;
 }
+
+type SseMessage = { event: string; data: string };
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
@@ -49,8 +54,61 @@ const chatBody = z
   })
   .strict();
 
+const answerBody = z.object({ answer: z.enum(['once', 'session', 'always', 'deny']) }).strict();
+
 function problem(code: string, message: string) {
   return { error: { code, message } };
+}
+
+/**
+ * Writes what `subscribe` delivers to an SSE stream until `finished` resolves or the client goes away.
+ * Events are queued so a slow client never blocks the bus.
+ */
+async function pump(
+  stream: SSEStreamingApi,
+  subscribe: (push: (message: SseMessage) => void) => () => void,
+  finished: Promise<unknown>,
+  gone: AbortSignal,
+): Promise<void> {
+  const queue: SseMessage[] = [];
+  let wake: (() => void) | undefined;
+  let done = false;
+  const unsubscribe = subscribe((message) => {
+    queue.push(message);
+    wake?.();
+  });
+  const stop = () => {
+    done = true;
+    wake?.();
+  };
+  void finished.finally(stop).catch(() => {});
+  gone.addEventListener('abort', stop, { once: true });
+  try {
+    while ((!done || queue.length > 0) && !gone.aborted) {
+      const next = queue.shift();
+      if (next) {
+        await stream.writeSSE(next);
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = undefined;
+    }
+  } finally {
+    unsubscribe();
+    gone.removeEventListener('abort', stop);
+  }
+}
+
+function approvalSse(event: ApprovalEvent): SseMessage {
+  return event.type === 'approval-requested'
+    ? { event: 'approval', data: JSON.stringify(event.request) }
+    : { event: 'approval-resolved', data: JSON.stringify(event) };
+}
+
+function approvalSessionOf(event: ApprovalEvent): string {
+  return event.type === 'approval-requested' ? event.request.sessionId : event.sessionId;
 }
 
 /** Builds the HTTP API as a Hono app (served by `startGateway`, tested with `app.request`). */
@@ -131,6 +189,8 @@ export function createGateway(options: GatewayOptions): Hono {
       fromOwner: true,
       chatId: session,
       sessionId: session,
+      // The token holder can answer approvals through /api/approvals while the turn waits.
+      interactive: true,
       text: parsed.data.message,
       ...(parsed.data.images
         ? { media: parsed.data.images.map((item) => ({ type: 'image' as const, ...item })) }
@@ -140,34 +200,22 @@ export function createGateway(options: GatewayOptions): Hono {
       return streamSSE(c, async (stream) => {
         const gone = new AbortController();
         stream.onAbort(() => gone.abort(new Error('client disconnected')));
-        const queue: AgentEvent[] = [];
-        let wake: (() => void) | undefined;
-        let finished = false;
-        const reply = options.bus
-          .request(
-            inbound,
-            (event) => {
-              queue.push(event);
-              wake?.();
-            },
-            gone.signal,
-          )
-          .finally(() => {
-            finished = true;
-            wake?.();
-          });
+        const early: SseMessage[] = [];
+        let forward: (message: SseMessage) => void = (message) => early.push(message);
+        const reply = options.bus.request(inbound, (event) => forward(toSse(event)), gone.signal);
         reply.catch(() => {});
-        while ((!finished || queue.length > 0) && !gone.signal.aborted) {
-          const event = queue.shift();
-          if (event) {
-            await stream.writeSSE(toSse(event));
-            continue;
-          }
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-          wake = undefined;
-        }
+        await pump(
+          stream,
+          (push) => {
+            for (const message of early.splice(0)) push(message);
+            forward = push;
+            return options.bus.subscribeApprovals((event) => {
+              if (approvalSessionOf(event) === session) push(approvalSse(event));
+            });
+          },
+          reply,
+          gone.signal,
+        );
         if (gone.signal.aborted) return;
         const outbound = await reply;
         await stream.writeSSE({
@@ -182,6 +230,8 @@ export function createGateway(options: GatewayOptions): Hono {
     }
     return c.json({ reply: outbound.text, session, usage: outbound.usage });
   });
+
+  registerGateRoutes(app, options);
 
   app.notFound((c) => c.json(problem('not_found', `No route ${c.req.method} ${c.req.path}.`), 404));
   app.onError((error, c) =>
@@ -215,4 +265,79 @@ function toSse(event: AgentEvent): { event: string; data: string } {
     default:
       return { event: event.type, data: JSON.stringify({ session: event.sessionId }) };
   }
+}
+
+/** Pending approvals, answers, grants, the audit log and the approval event stream. */
+function registerGateRoutes(app: Hono, options: GatewayOptions): void {
+  const noGate = problem('no_gate', 'The approval gate is not running in this process.');
+
+  app.get('/api/approvals', (c) =>
+    options.gate ? c.json({ pending: options.gate.approvals.pending() }) : c.json(noGate, 503),
+  );
+
+  app.post('/api/approvals/:id', async (c) => {
+    let raw: unknown;
+    try {
+      raw = await c.req.json();
+    } catch {
+      raw = undefined;
+    }
+    const parsed = answerBody.safeParse(raw);
+    if (!parsed.success) {
+      return c.json(
+        problem('bad_request', 'The body must be {"answer": "once" | "session" | "always" | "deny"}.'),
+        400,
+      );
+    }
+    const answer = { id: c.req.param('id'), choice: parsed.data.answer, by: 'api' };
+    const result = options.gate
+      ? options.gate.approvals.answer(answer.id, answer.choice, answer.by)
+      : options.bus.answerApproval(answer);
+    if (result.ok) return c.json({ ok: true });
+    const status = result.code === 'not_found' ? 404 : result.code === 'no_gate' ? 503 : 409;
+    return c.json(problem(result.code, result.message), status);
+  });
+
+  app.get('/api/grants', (c) =>
+    options.gate ? c.json({ grants: options.gate.grants.list() }) : c.json(noGate, 503),
+  );
+
+  app.delete('/api/grants/:id', (c) => {
+    if (!options.gate) return c.json(noGate, 503);
+    const id = c.req.param('id');
+    return options.gate.grants.revoke(id)
+      ? c.json({ revoked: id })
+      : c.json(problem('not_found', `No grant ${id} in force.`), 404);
+  });
+
+  app.get('/api/audit', (c) => {
+    if (!options.gate) return c.json(noGate, 503);
+    const number = (name: string) => {
+      const text = c.req.query(name);
+      return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
+    };
+    const limit = number('limit');
+    const before = number('before');
+    const sessionId = c.req.query('session');
+    const entries = options.gate.audit.list({
+      ...(limit !== undefined ? { limit } : {}),
+      ...(before !== undefined ? { beforeId: before } : {}),
+      ...(sessionId ? { sessionId } : {}),
+    });
+    return c.json({ entries });
+  });
+
+  app.get('/api/events', (c) =>
+    streamSSE(c, async (stream) => {
+      const gone = new AbortController();
+      stream.onAbort(() => gone.abort(new Error('client disconnected')));
+      await stream.writeSSE({ event: 'ready', data: '{}' });
+      await pump(
+        stream,
+        (push) => options.bus.subscribeApprovals((event) => push(approvalSse(event))),
+        new Promise(() => {}),
+        gone.signal,
+      );
+    }),
+  );
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createApp } from '../../app.js';
+import type { MessageBus } from '../../bus/message-bus.js';
 import { ensureHome } from '../../config/home.js';
 import { loadConfig, resolveEndpoints } from '../../config/load-config.js';
+import { Redactor } from '../../gate/redactor.js';
 import type { EndpointConfig } from '../../llm/endpoint.js';
 import { createLogger } from '../../util/logger.js';
 import { findLocalEndpoint, noModelHelp } from '../local-model-fallback.js';
@@ -41,9 +43,11 @@ export async function runChat(options: ChatOptions): Promise<number> {
         '`wren onboard` saves a model to config.yaml.\n',
     );
   }
+  const redactor = new Redactor(Object.values(config.gate.secrets));
   const app = createApp({
     home,
-    logger: createLogger(home, config.log.level),
+    logger: createLogger(home, config.log.level, redactor),
+    redactor,
     ...(fallback ? { fallbackEndpoints: fallback } : {}),
   });
   try {
@@ -65,37 +69,60 @@ export async function runChat(options: ChatOptions): Promise<number> {
   }
 }
 
-async function oneShot(
-  bus: import('../../bus/message-bus.js').MessageBus,
-  options: ChatOptions,
+/** Where a one-shot run writes (the process streams, or buffers in tests). */
+export interface OneShotOutput {
+  stdout: Pick<NodeJS.WritableStream, 'write'>;
+  stderr: Pick<NodeJS.WritableStream, 'write'>;
+}
+
+/**
+ * `wren chat -m`: one turn, the reply on stdout. Nobody can be asked for approvals, so the gate denies such
+ * calls at once; each denial is also named on stderr. Resolves with the exit code.
+ */
+export async function oneShot(
+  bus: MessageBus,
+  options: Omit<ChatOptions, 'home'>,
+  io: OneShotOutput = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
   const text = options.message?.trim() ?? '';
   if (!text) {
-    process.stderr.write('wren: -m needs a non-empty message\n');
+    io.stderr.write('wren: -m needs a non-empty message\n');
     return EXIT.usage;
   }
   const session = options.session ?? randomUUID();
-  const outbound = await bus.request({
-    id: randomUUID(),
-    channel: 'cli',
-    senderId: 'owner',
-    fromOwner: true,
-    chatId: session,
-    sessionId: session,
-    text,
-    interactive: false,
+  const stopApprovals = bus.subscribeApprovals((event) => {
+    if (event.type !== 'approval-resolved' || event.outcome !== 'unattended' || event.sessionId !== session)
+      return;
+    io.stderr.write(
+      `wren: denied ${event.tool}: it needs your approval and \`wren chat -m\` cannot ask; run it in \`wren chat\`, or allow it with a gate rule in config.yaml\n`,
+    );
   });
+  let outbound: Awaited<ReturnType<MessageBus['request']>>;
+  try {
+    outbound = await bus.request({
+      id: randomUUID(),
+      channel: 'cli',
+      senderId: 'owner',
+      fromOwner: true,
+      chatId: session,
+      sessionId: session,
+      text,
+      interactive: false,
+    });
+  } finally {
+    stopApprovals();
+  }
   if (options.json) {
     const body =
       outbound.kind === 'error'
         ? { error: outbound.text, session }
         : { reply: outbound.text, session, usage: outbound.usage };
-    process.stdout.write(`${JSON.stringify(body)}\n`);
+    io.stdout.write(`${JSON.stringify(body)}\n`);
   } else if (outbound.kind !== 'error') {
-    process.stdout.write(`${outbound.text}\n`);
+    io.stdout.write(`${outbound.text}\n`);
   }
   if (outbound.kind === 'error') {
-    process.stderr.write(`wren: ${outbound.text.split('\n')[0]}\n`);
+    io.stderr.write(`wren: ${outbound.text.split('\n')[0]}\n`);
     return EXIT.failed;
   }
   return EXIT.ok;

@@ -1,0 +1,107 @@
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { gatedRuntime, recordingTool, until } from '../../test/support/gated-runtime.js';
+import { ScriptedModel } from '../../test/support/scripted-model.js';
+import { runTerminalChat } from './terminal-chat.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+function chat(options: { interactive?: boolean; gate?: Record<string, unknown> } = {}) {
+  const model = new ScriptedModel();
+  const email = recordingTool('send_email', 'sensitive');
+  const setup = gatedRuntime({ model, tools: [email.tool], gate: options.gate ?? {} });
+  cleanups.push(setup.close);
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let text = '';
+  output.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  const done = runTerminalChat({
+    bus: setup.bus,
+    input,
+    output,
+    tty: false,
+    ...(options.interactive === undefined ? {} : { interactive: options.interactive }),
+  });
+  return { ...setup, model, email, input, done, output: () => text };
+}
+
+describe('runTerminalChat approvals', () => {
+  it('asks inline with tool, redacted arguments and reason, and runs the call once approved', async () => {
+    const { model, email, input, output, done, gate } = chat({
+      interactive: true,
+      gate: { secrets: { SMTP_PASSWORD: 'hunter2-very-secret' } },
+    });
+    model.script(
+      {
+        toolCalls: [
+          { name: 'send_email', arguments: { to: 'ann@example.com', body: 'pw hunter2-very-secret' } },
+        ],
+      },
+      { text: 'Sent it.' },
+    );
+    input.write('mail ann\n');
+    await until(() => output().includes('approval needed'), 'the approval prompt');
+    expect(output()).toContain(
+      '? approval needed: send_email {"to":"ann@example.com","body":"pw [redacted]"}',
+    );
+    expect(output()).toContain('why: send_email is a sensitive tool and the gate runs in ask mode.');
+    expect(output()).toContain('answer [o]nce, for this [s]ession, [a]lways, [d]eny');
+    input.write('maybe\n');
+    await until(() => output().includes('please answer'), 'the re-ask');
+    expect(email.calls).toHaveLength(0);
+    input.write('o\n');
+    await until(() => output().includes('Sent it.'), 'the reply');
+    expect(output()).toContain('approved (once)');
+    expect(email.calls).toHaveLength(1);
+    expect(gate.audit.list()[0]).toMatchObject({ answer: 'once', answeredBy: 'cli', outcome: 'allowed' });
+    input.end();
+    await done;
+  });
+
+  it('denies on "d" and the model hears why', async () => {
+    const { model, email, input, output, done } = chat({ interactive: true });
+    model.script({ toolCalls: [{ name: 'send_email', arguments: { to: 'x@evil.test' } }] }, (request) => ({
+      text: `model saw: ${JSON.stringify(request.messages.at(-1)?.content).slice(0, 80)}`,
+    }));
+    input.write('send\n');
+    await until(() => output().includes('approval needed'), 'the approval prompt');
+    input.write('d\n');
+    await until(() => output().includes('model saw:'), 'the reply');
+    expect(output()).toContain('Not allowed: The owner denied this send_email call');
+    expect(email.calls).toHaveLength(0);
+    input.end();
+    await done;
+  });
+
+  it('shows when an approval was answered elsewhere and leaves the question', async () => {
+    const { model, input, output, done, bus } = chat({ interactive: true });
+    model.script({ toolCalls: [{ name: 'send_email', arguments: { to: 'a@b.c' } }] }, { text: 'ok then' });
+    let id = '';
+    bus.subscribeApprovals((event) => {
+      if (event.type === 'approval-requested') id = event.request.id;
+    });
+    input.write('send\n');
+    await until(() => id !== '', 'the request');
+    expect(bus.answerApproval({ id, choice: 'session', by: 'api' })).toEqual({ ok: true });
+    await until(() => output().includes('ok then'), 'the reply');
+    expect(output()).toContain('approval for send_email: session (by api)');
+    input.end();
+    await done;
+  });
+
+  it('without a terminal, asks are denied at once', async () => {
+    const { model, email, input, output, done } = chat();
+    model.script({ toolCalls: [{ name: 'send_email', arguments: { to: 'a@b.c' } }] }, { text: 'could not' });
+    input.write('send\n');
+    await until(() => output().includes('could not'), 'the reply');
+    expect(output()).not.toContain('approval needed');
+    expect(email.calls).toHaveLength(0);
+    input.end();
+    await done;
+  });
+});

@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import type { Risk, ToolAssessment } from '../agent/tool.js';
+import { evaluatePolicy, globMatch, type PolicyInput, riskDecision } from './evaluate-policy.js';
+import { type GateMode, gateSectionSchema, toGateConfig } from './gate-config.js';
+
+const config = (section: Record<string, unknown> = {}) => toGateConfig(gateSectionSchema.parse(section));
+
+function input(overrides: Partial<PolicyInput> = {}): PolicyInput {
+  return {
+    tool: { name: 'web_fetch', risk: 'moderate' },
+    args: {},
+    assessment: {},
+    isOwner: true,
+    senderId: 'owner',
+    taint: [],
+    config: config(),
+    ...overrides,
+  };
+}
+
+const MODES: GateMode[] = ['ask', 'strict', 'auto'];
+const RISKS: Risk[] = ['safe', 'moderate', 'sensitive', 'dangerous'];
+
+describe('evaluatePolicy', () => {
+  it('maps every risk tier × mode', () => {
+    const expected: Record<GateMode, string[]> = {
+      ask: ['allow', 'allow', 'ask', 'ask'],
+      strict: ['allow', 'ask', 'ask', 'ask'],
+      auto: ['allow', 'allow', 'allow', 'allow'],
+    };
+    for (const mode of MODES) {
+      const got = RISKS.map(
+        (risk) => evaluatePolicy(input({ tool: { name: 't', risk }, config: config({ mode }) })).action,
+      );
+      expect(got, mode).toEqual(expected[mode]);
+      expect(RISKS.map((risk) => riskDecision(risk, mode))).toEqual(expected[mode]);
+    }
+  });
+
+  it('escalates an egress call of a tainted session to ask in every mode, naming why', () => {
+    const egress: ToolAssessment = { egress: { target: 'evil.example' } };
+    for (const mode of MODES) {
+      const clean = evaluatePolicy(input({ assessment: egress, config: config({ mode: 'auto' }) }));
+      expect(clean.action).toBe('allow');
+      const tainted = evaluatePolicy(
+        input({
+          tool: { name: 'web_fetch', risk: 'safe' },
+          assessment: egress,
+          taint: [{ kind: 'untrusted', source: 'web_fetch' }],
+          config: config({ mode }),
+        }),
+      );
+      expect(tainted.action, mode).toBe('ask');
+      expect(tainted.rule).toBe('taint');
+      expect(tainted.reason).toContain('untrusted content (from web_fetch)');
+      expect(tainted.reason).toContain('evil.example');
+    }
+  });
+
+  it('lets a tainted session reach hosts on egress_allow, and non-egress calls stay allowed', () => {
+    const taint = [{ kind: 'private' as const, source: 'read_file' }];
+    const allowed = config({ mode: 'auto', egress_allow: ['*.example.com'] });
+    expect(
+      evaluatePolicy(input({ assessment: { egress: { target: 'api.example.com' } }, taint, config: allowed }))
+        .action,
+    ).toBe('allow');
+    expect(
+      evaluatePolicy(input({ assessment: { egress: { target: 'example.org' } }, taint, config: allowed }))
+        .action,
+    ).toBe('ask');
+    expect(evaluatePolicy(input({ taint, config: allowed })).action).toBe('allow');
+  });
+
+  it('taint is not lifted by an explicit allow rule', () => {
+    const decision = evaluatePolicy(
+      input({
+        assessment: { egress: { target: 'x.test' } },
+        taint: [{ kind: 'untrusted', source: 'mail' }],
+        config: config({ rules: [{ tool: 'web_fetch', action: 'allow' }] }),
+      }),
+    );
+    expect(decision.action).toBe('ask');
+  });
+
+  it('escalates danger signatures and unanalysable input to a once-only ask in every mode', () => {
+    for (const mode of MODES) {
+      for (const assessment of [{ signatures: ['recursive delete of /'] }, { unanalysable: 'eval' }]) {
+        const decision = evaluatePolicy(
+          input({ tool: { name: 'exec', risk: 'safe' }, assessment, config: config({ mode }) }),
+        );
+        expect(decision, mode).toMatchObject({ action: 'ask', rule: 'signature', onceOnly: true });
+      }
+    }
+    const alwaysAllowed = evaluatePolicy(
+      input({
+        tool: { name: 'exec', risk: 'safe' },
+        assessment: { signatures: ['curl | sh'] },
+        config: config({ always_allow: ['exec'] }),
+      }),
+    );
+    expect(alwaysAllowed.action).toBe('ask');
+  });
+
+  it('lets only an explicit rule override a signature', () => {
+    const decision = evaluatePolicy(
+      input({
+        tool: { name: 'exec', risk: 'dangerous' },
+        args: { command: 'rm -rf build' },
+        assessment: { signatures: ['recursive delete'] },
+        config: config({ rules: [{ tool: 'exec', match: { command: 'rm -rf build' }, action: 'allow' }] }),
+      }),
+    );
+    expect(decision).toMatchObject({ action: 'allow', rule: 'rules[0]' });
+  });
+
+  it('applies deny list, rules, always lists in order: first match wins', () => {
+    const gate = config({
+      deny: ['mcp_evil_*', { tool: 'exec', match: { command: 'sudo *' } }],
+      rules: [
+        { tool: 'exec', match: { command: 'git *' }, action: 'allow' },
+        { tool: 'exec', action: 'ask' },
+        { tool: 'write_file', match: { path: 'secrets/**' }, action: 'deny' },
+      ],
+      always_allow: ['list_dir', 'exec'],
+      always_ask: ['read_file'],
+    });
+    const run = (name: string, args: Record<string, unknown> = {}, risk: Risk = 'safe') =>
+      evaluatePolicy(input({ tool: { name, risk }, args, config: gate }));
+    expect(run('mcp_evil_send')).toMatchObject({ action: 'deny', rule: 'deny[0]' });
+    expect(run('exec', { command: 'sudo rm x' })).toMatchObject({ action: 'deny', rule: 'deny[1]' });
+    expect(run('exec', { command: 'git push origin/main' })).toMatchObject({
+      action: 'allow',
+      rule: 'rules[0]',
+    });
+    expect(run('exec', { command: 'curl x' })).toMatchObject({ action: 'ask', rule: 'rules[1]' });
+    expect(run('write_file', { path: 'secrets/a/b.txt' })).toMatchObject({
+      action: 'deny',
+      rule: 'rules[2]',
+    });
+    expect(run('write_file', { path: 'notes.md' }, 'moderate')).toMatchObject({
+      action: 'allow',
+      rule: 'risk',
+    });
+    expect(run('list_dir', {}, 'dangerous')).toMatchObject({ action: 'allow', rule: 'always_allow' });
+    expect(run('read_file')).toMatchObject({ action: 'ask', rule: 'always_ask' });
+    expect(run('exec', { command: 42 })).toMatchObject({ action: 'ask', rule: 'rules[1]' });
+  });
+
+  it('gives non-owners a reduced tool set: no exec, no memory writes, files only in their folder', () => {
+    const as = (name: string, args: Record<string, unknown> = {}) =>
+      evaluatePolicy(input({ tool: { name, risk: 'safe' }, args, isOwner: false, senderId: 'tg:42' }));
+    expect(as('exec', { command: 'ls' })).toMatchObject({ action: 'deny', rule: 'non_owner' });
+    expect(as('memo', { text: 'x' })).toMatchObject({ action: 'deny', rule: 'non_owner' });
+    expect(as('read_file', { path: 'MEMORY.md' })).toMatchObject({ action: 'deny', rule: 'non_owner' });
+    expect(as('read_file', { path: 'users/tg_42/../../MEMORY.md' }).action).toBe('deny');
+    expect(as('read_file', { path: '/etc/passwd' }).action).toBe('deny');
+    expect(as('list_dir').action).toBe('deny');
+    expect(as('read_file', { path: 'users/tg_42/notes.md' }).action).toBe('allow');
+    expect(as('weather', { city: 'Berlin' }).action).toBe('allow');
+  });
+
+  it('matches globs across slashes for argument values', () => {
+    expect(globMatch('git *', 'git log --format=%h a/b')).toBe(true);
+    expect(globMatch('git *', 'gitx')).toBe(false);
+    expect(globMatch('https://*.example.com/*', 'https://api.example.com/a/b')).toBe(true);
+  });
+});
+
+describe('gate config', () => {
+  it('has safe defaults', () => {
+    const gate = config();
+    expect(gate).toMatchObject({ mode: 'ask', approvalTimeoutSeconds: 600, deny: [], secrets: {} });
+    expect(gate.nonOwner.denyTools).toContain('exec');
+  });
+
+  it('rejects unknown keys, bad modes, bad actions and bad secret names', () => {
+    for (const bad of [
+      { mood: 'ask' },
+      { mode: 'yolo' },
+      { rules: [{ tool: 'exec', action: 'maybe' }] },
+      { rules: [{ tool: 'exec', action: 'allow', extra: 1 }] },
+      { secrets: { 'bad-name': 'x' } },
+      { approval_timeout: -1 },
+      { non_owner: { user_folder: '../up' } },
+    ]) {
+      expect(gateSectionSchema.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    }
+    expect(config({ approval_timeout: '30' }).approvalTimeoutSeconds).toBe(30);
+  });
+});

@@ -1,0 +1,181 @@
+import { posix } from 'node:path';
+import picomatch from 'picomatch';
+import type { Risk, ToolAssessment } from '../agent/tool.js';
+import type { GateAction, GateConfig, GateMatcher, GateMode } from './gate-config.js';
+
+/** Why a session is tainted: what it read and from where. */
+export interface TaintMark {
+  kind: 'untrusted' | 'private';
+  /** E.g. `web_fetch`, `message from a non-owner`. */
+  source: string;
+}
+
+export interface PolicyInput {
+  tool: { name: string; risk: Risk };
+  args: Record<string, unknown>;
+  assessment: ToolAssessment;
+  isOwner: boolean;
+  senderId: string;
+  taint: readonly TaintMark[];
+  config: GateConfig;
+}
+
+export interface PolicyDecision {
+  action: GateAction;
+  /** Which step decided, for the audit log: `deny[0]`, `rules[2]`, `always_allow`, `risk`, `taint`… */
+  rule: string;
+  /** Why, in words the model and the owner can act on. */
+  reason: string;
+  /** A danger signature or unanalysable input: the call may only be approved once, never granted. */
+  onceOnly: boolean;
+}
+
+const globCache = new Map<string, (text: string) => boolean>();
+
+/** Glob match where `*` also crosses `/` (argument values are commands and URLs, not only paths). */
+export function globMatch(glob: string, text: string): boolean {
+  let test = globCache.get(glob);
+  if (!test) {
+    test = picomatch(glob, { bash: true, dot: true, nocase: false });
+    if (globCache.size > 1000) globCache.clear();
+    globCache.set(glob, test);
+  }
+  return test(text);
+}
+
+function argText(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Whether a matcher (tool-name glob + argument globs, all of which must match) covers this call. */
+export function matches(matcher: GateMatcher, tool: string, args: Record<string, unknown>): boolean {
+  if (!globMatch(matcher.tool, tool)) return false;
+  return Object.entries(matcher.match).every(([name, glob]) => {
+    const text = argText(args[name]);
+    return text !== undefined && globMatch(glob, text);
+  });
+}
+
+const TIER: Record<Risk, number> = { safe: 0, moderate: 1, sensitive: 2, dangerous: 3 };
+const ASK_FROM: Record<GateMode, number> = { ask: 2, strict: 1, auto: Number.POSITIVE_INFINITY };
+
+/** Step 4: the tool's risk tier against the mode. */
+export function riskDecision(risk: Risk, mode: GateMode): GateAction {
+  return TIER[risk] >= ASK_FROM[mode] ? 'ask' : 'allow';
+}
+
+/** The reduced tool set of senders who are not the owner; undefined when the call is within it. */
+function nonOwnerDenial(input: PolicyInput): PolicyDecision | undefined {
+  const { nonOwner } = input.config;
+  const name = input.tool.name;
+  const deny = (reason: string): PolicyDecision => ({
+    action: 'deny',
+    rule: 'non_owner',
+    reason,
+    onceOnly: false,
+  });
+  if (nonOwner.denyTools.some((glob) => globMatch(glob, name))) {
+    return deny(`${name} is only available to the owner; this message came from someone else.`);
+  }
+  if (!nonOwner.fileTools.includes(name)) return undefined;
+  const own = `${nonOwner.userFolder}/${input.senderId.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+  const requested = typeof input.args['path'] === 'string' ? input.args['path'] : '.';
+  const normalized = posix.normalize(requested.replace(/\\/g, '/'));
+  const inside = !normalized.startsWith('/') && (normalized === own || normalized.startsWith(`${own}/`));
+  return inside
+    ? undefined
+    : deny(`Files for this sender are limited to the folder "${own}/"; "${requested}" is outside it.`);
+}
+
+function pipelineStart(input: PolicyInput): PolicyDecision & { explicit: boolean } {
+  const { config, tool, args } = input;
+  const decided = (action: GateAction, rule: string, reason: string, explicit = false) => ({
+    action,
+    rule,
+    reason,
+    onceOnly: false,
+    explicit,
+  });
+  const denied = config.deny.findIndex((matcher) => matches(matcher, tool.name, args));
+  if (denied >= 0) {
+    return decided(
+      'deny',
+      `deny[${denied}]`,
+      `${tool.name} is on the gate's deny list in config.yaml.`,
+      true,
+    );
+  }
+  const ruled = config.rules.findIndex((rule) => matches(rule, tool.name, args));
+  if (ruled >= 0) {
+    const action = config.rules[ruled]!.action;
+    const reason =
+      action === 'deny'
+        ? `A gate rule in config.yaml (rules[${ruled}]) denies this ${tool.name} call.`
+        : `A gate rule in config.yaml (rules[${ruled}]) says ${action}.`;
+    return decided(action, `rules[${ruled}]`, reason, true);
+  }
+  if (config.alwaysAllow.some((glob) => globMatch(glob, tool.name))) {
+    return decided('allow', 'always_allow', `${tool.name} is always allowed.`);
+  }
+  if (config.alwaysAsk.some((glob) => globMatch(glob, tool.name))) {
+    return decided('ask', 'always_ask', `${tool.name} always needs the owner's approval.`);
+  }
+  const action = riskDecision(tool.risk, config.mode);
+  return decided(
+    action,
+    'risk',
+    action === 'ask'
+      ? `${tool.name} is a ${tool.risk} tool and the gate runs in ${config.mode} mode.`
+      : `${tool.name} is ${tool.risk} in ${config.mode} mode.`,
+  );
+}
+
+function describeTaint(taint: readonly TaintMark[]): string {
+  const kinds = new Set(taint.map((mark) => mark.kind));
+  const what = [kinds.has('untrusted') ? 'untrusted content' : '', kinds.has('private') ? 'private data' : '']
+    .filter(Boolean)
+    .join(' and ');
+  const sources = [...new Set(taint.map((mark) => mark.source))].slice(0, 3).join(', ');
+  return `${what} (from ${sources})`;
+}
+
+/**
+ * The gate's policy pipeline, pure. The non-owner restrictions come first; then, first match wins: hard deny
+ * list → explicit rules → always-allow / always-ask → risk × mode. Then two steps that only escalate allow to
+ * ask: taint (the session read untrusted or private data and the call sends data to a target not on
+ * `egress_allow`; explicit rules do not lift this, only `egress_allow` does) and danger signatures or
+ * unanalysable input (lifted only by an explicit rule). Signature asks can only be approved once.
+ */
+export function evaluatePolicy(input: PolicyInput): PolicyDecision {
+  if (!input.isOwner) {
+    const denial = nonOwnerDenial(input);
+    if (denial) return denial;
+  }
+  const start = pipelineStart(input);
+  const { explicit, ...decision } = start;
+  if (decision.action === 'deny') return decision;
+  const { assessment, taint, config } = input;
+
+  const egress = assessment.egress?.target;
+  if (egress !== undefined && taint.length > 0) {
+    const allowed = config.egressAllow.some((glob) => globMatch(glob, egress.toLowerCase()));
+    if (!allowed) {
+      const reason = `This session has read ${describeTaint(taint)}, and this ${input.tool.name} call sends data to ${egress}, which is not on gate.egress_allow.`;
+      if (decision.action === 'allow') Object.assign(decision, { action: 'ask', rule: 'taint', reason });
+      else decision.reason = `${decision.reason} ${reason}`;
+    }
+  }
+
+  const findings = [
+    ...(assessment.signatures ?? []),
+    ...(assessment.unanalysable ? [`cannot be analysed: ${assessment.unanalysable}`] : []),
+  ];
+  if (findings.length > 0 && !(explicit && decision.action === 'allow')) {
+    const reason = `Danger signature: ${findings.join('; ')}.`;
+    if (decision.action === 'allow') Object.assign(decision, { action: 'ask', rule: 'signature', reason });
+    else decision.reason = `${decision.reason} ${reason}`;
+    decision.onceOnly = true;
+  }
+  return decision;
+}
