@@ -10,6 +10,8 @@ function inside(root: string, candidate: string): boolean {
 }
 
 const MAX_LINK_HOPS = 40;
+/** Never opened, whatever the roots say: devices and kernel interfaces. */
+const SYSTEM_PSEUDO = ['/dev', '/proc', '/sys'];
 
 /**
  * The real path of `path`, resolving symlinks in every existing component. A component that does not exist
@@ -40,7 +42,8 @@ async function realPathOf(path: string, hops = 0): Promise<string> {
  * Resolves a path the model gave into a real absolute path inside one of `roots` (the first root is the
  * workspace, relative paths start there). Every component is resolved through symlinks before the check, so a
  * link pointing out is refused like `..`. Throws a ToolError with a message for the model when the path is
- * empty, too long, has a NUL byte, starts with `~`, or leaves the roots.
+ * too long, has a NUL byte, starts with `~`, leaves the roots, or lies in /dev, /proc or /sys (even when a
+ * root contains them).
  */
 export async function resolveWorkspacePath(roots: string[], requested: string): Promise<string> {
   const [workspace] = roots;
@@ -53,6 +56,11 @@ export async function resolveWorkspacePath(roots: string[], requested: string): 
   }
   const realRoots = await Promise.all(roots.map((root) => realPathOf(resolve(root))));
   const candidate = await realPathOf(resolve(realRoots[0]!, requested || '.'));
+  if (SYSTEM_PSEUDO.some((folder) => inside(folder, candidate))) {
+    throw new ToolError(
+      `"${requested}" is a device or kernel file (/dev, /proc, /sys); file tools do not open those.`,
+    );
+  }
   if (!realRoots.some((root) => inside(root, candidate))) {
     throw new ToolError(
       `"${requested}" is outside the workspace. File tools only reach the workspace${roots.length > 1 ? ' and the configured extra folders' : ''}; use a relative path such as "notes/todo.md".`,
@@ -65,4 +73,10 @@ export async function resolveWorkspacePath(roots: string[], requested: string): 
 export function displayPath(workspace: string, absolute: string): string {
   const rel = relative(workspace, absolute);
   return rel === '' ? '.' : rel.split(sep).join('/');
+}
+
+/** Whether a real path lies inside the workspace (the first root) rather than an extra root. */
+export function inWorkspace(roots: string[], absolute: string): boolean {
+  const [workspace] = roots;
+  return workspace !== undefined && inside(resolve(workspace), absolute);
 }

@@ -47,41 +47,89 @@ beforeAll(() => {
 });
 
 describe('resolveWorkspacePath', () => {
-  const escapes = [
+  const REFUSED =
+    /outside the workspace|not allowed|NUL|longer than|device or kernel|loop of symbolic|Too many/;
+  /** Paths that must be refused (workspace only). */
+  const escapes = () => [
+    '..',
+    '../',
+    '../..',
+    './..',
     '../outside/secret.txt',
     'notes/../../outside/secret.txt',
+    'notes/../../../../../../etc/passwd',
+    '/',
+    '/etc',
     '/etc/passwd',
-    '~/.ssh/id_rsa',
+    '/tmp',
+    join(outside, 'secret.txt'),
+    join(workspace, '..', 'outside', 'secret.txt'),
     '~',
+    '~/',
+    '~/.ssh/id_rsa',
+    '~root',
     'link-out',
+    'link-out/',
+    'dir-out',
     'dir-out/secret.txt',
-    '/proc/self/environ',
-    '/dev/zero',
-    'notes\0.md',
+    'dir-out/new-file.txt',
     'dangling-out',
     'dangling-dir/new.txt',
     'notes/../dangling-out',
+    'loop-a/x',
+    '/proc/self/environ',
+    '/proc/1/cmdline',
+    '/sys/kernel',
+    '/dev/zero',
+    '/dev/null',
+    'notes\0.md',
+    '\0',
+    'notes/todo.md\0.txt',
     `${'a/'.repeat(3000)}x`,
   ];
-  for (const path of escapes) {
-    it(`refuses ${JSON.stringify(path.slice(0, 40))}`, async () => {
-      await expect(resolveWorkspacePath([workspace], path)).rejects.toThrow(
-        /outside the workspace|not allowed|NUL|longer than/,
-      );
-    });
-  }
+  it('refuses every escape (table)', async () => {
+    for (const path of escapes()) {
+      await expect(
+        resolveWorkspacePath([workspace], path),
+        JSON.stringify(path.slice(0, 40)),
+      ).rejects.toThrow(REFUSED);
+    }
+  });
 
-  it('accepts paths inside, including a link that stays inside and files not yet created', async () => {
-    await expect(resolveWorkspacePath([workspace], 'notes/todo.md')).resolves.toBe(
-      join(workspace, 'notes', 'todo.md'),
-    );
-    await expect(resolveWorkspacePath([workspace], 'link-in')).resolves.toBe(
-      join(workspace, 'notes', 'todo.md'),
-    );
-    await expect(resolveWorkspacePath([workspace], join(workspace, 'new.md'))).resolves.toBe(
-      join(workspace, 'new.md'),
-    );
-    await expect(resolveWorkspacePath([workspace], '.')).resolves.toBe(workspace);
+  /** [requested, expected path relative to the workspace]. */
+  const inside = (): Array<[string, string]> => [
+    ['notes/todo.md', 'notes/todo.md'],
+    ['./notes/todo.md', 'notes/todo.md'],
+    ['notes//todo.md', 'notes/todo.md'],
+    ['notes/./todo.md', 'notes/todo.md'],
+    ['notes/../notes/todo.md', 'notes/todo.md'],
+    ['notes/', 'notes'],
+    ['link-in', 'notes/todo.md'],
+    ['.', ''],
+    ['', ''],
+    ['new.md', 'new.md'],
+    ['new/dir/file.md', 'new/dir/file.md'],
+    [join(workspace, 'notes', 'todo.md'), 'notes/todo.md'],
+    [join(workspace, 'new.md'), 'new.md'],
+    ['dir-out/..', ''],
+    ['weird name with spaces.md', 'weird name with spaces.md'],
+    ['ünïcode.md', 'ünïcode.md'],
+    ['-dash.md', '-dash.md'],
+    ['.hidden', '.hidden'],
+    ['..foo', '..foo'],
+    ['foo..', 'foo..'],
+    ['...', '...'],
+  ];
+  it('accepts paths inside, including links that stay inside and files not yet created (table)', async () => {
+    for (const [requested, expected] of inside()) {
+      await expect(resolveWorkspacePath([workspace], requested), requested).resolves.toBe(
+        join(workspace, expected),
+      );
+    }
+  });
+
+  it('counts at least 40 path cases', () => {
+    expect(escapes().length + inside().length).toBeGreaterThanOrEqual(40);
   });
 
   it('refuses a loop of links with a clear message', async () => {
@@ -90,10 +138,14 @@ describe('resolveWorkspacePath', () => {
     );
   });
 
-  it('accepts an extra root', async () => {
+  it('accepts an extra root, but never devices or /proc even when a root contains them', async () => {
     await expect(resolveWorkspacePath([workspace, outside], join(outside, 'secret.txt'))).resolves.toBe(
       join(outside, 'secret.txt'),
     );
+    for (const path of ['/proc/self/environ', '/dev/zero', '/sys/kernel']) {
+      await expect(resolveWorkspacePath([workspace, '/'], path)).rejects.toThrow(/device or kernel file/);
+    }
+    await expect(resolveWorkspacePath([workspace, '/'], '/etc/hostname')).resolves.toBe('/etc/hostname');
   });
 });
 

@@ -2,7 +2,8 @@ import { open, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
 import { toolSchema } from '../tool-schema.js';
-import { displayPath, resolveWorkspacePath } from '../workspace-path.js';
+import { displayPath, inWorkspace, resolveWorkspacePath } from '../workspace-path.js';
+import { isPdf, PDF_CAP_BYTES, pdfText } from './pdf-text.js';
 
 /** The most characters one read returns; longer files are paged with offset/limit. */
 export const READ_CAP_CHARS = 128_000;
@@ -28,63 +29,76 @@ function looksBinary(buffer: Buffer): boolean {
   return sample.includes(0);
 }
 
-/** `read_file`: a text file from the workspace, paged by lines, capped at READ_CAP_CHARS. */
+/**
+ * `read_file`: a text file (or a PDF's text) from the workspace or an extra root, paged by lines, capped at
+ * READ_CAP_CHARS. Files outside the workspace mark the session as having read private data.
+ */
 export function createReadFileTool(roots: () => string[]): Tool {
   return {
     name: 'read_file',
-    description: 'Read a text file from the workspace. Use offset/limit (lines) to page through long files.',
+    description:
+      'Read a text file (or the text of a PDF) from the workspace. Use offset/limit (lines) to page through long files.',
     parameters: toolSchema(parameters),
     risk: 'safe',
     core: true,
     async execute(raw, _ctx, signal) {
       const args = parameters.parse(raw);
-      const path = await resolveWorkspacePath(roots(), args.path);
+      const current = roots();
+      const path = await resolveWorkspacePath(current, args.path);
+      const taint = inWorkspace(current, path) ? {} : { taint: 'private' as const };
       const info = await stat(path).catch(() => {
         throw new ToolError(`No file at "${args.path}".`);
       });
       if (info.isDirectory()) throw new ToolError(`"${args.path}" is a folder; use list_dir.`);
       if (!info.isFile()) throw new ToolError(`"${args.path}" is not a regular file.`);
-      const handle = await open(path, 'r');
-      let buffer: Buffer;
-      try {
-        buffer = Buffer.alloc(Math.min(info.size, READ_CAP_BYTES));
-        await handle.read(buffer, 0, buffer.length, 0);
-      } finally {
-        await handle.close();
-      }
+      const shown = inWorkspace(current, path) ? displayPath(current[0]!, path) : path;
+      let buffer = await readHead(path, Math.min(info.size, READ_CAP_BYTES));
       signal.throwIfAborted();
-      const shown = displayPath(roots()[0]!, path);
-      if (looksBinary(buffer)) {
-        return { content: `${shown} is a binary file (${info.size} bytes); it cannot be shown as text.` };
-      }
-      const lines = buffer.toString('utf8').split('\n');
+      let text: string;
+      let truncatedBytes = info.size > READ_CAP_BYTES;
+      if (isPdf(buffer)) {
+        if (info.size > PDF_CAP_BYTES)
+          throw new ToolError(`${shown} is a PDF of ${info.size} bytes; PDFs up to 50 MB are read as text.`);
+        if (truncatedBytes) buffer = await readHead(path, info.size);
+        text = (await pdfText(buffer, signal)).text;
+        truncatedBytes = false;
+      } else if (looksBinary(buffer)) {
+        return {
+          content: `${shown} is a binary file (${info.size} bytes); it cannot be shown as text.`,
+          ...taint,
+        };
+      } else text = buffer.toString('utf8');
+      const lines = text.split('\n');
       const first = args.offset ?? 1;
       if (first > lines.length) {
         throw new ToolError(`${shown} has ${lines.length} lines; offset ${first} is past the end.`);
       }
       const firstLine = lines[first - 1] ?? '';
       if (args.char_offset !== undefined || firstLine.length > READ_CAP_CHARS) {
-        return readLongLine(shown, first, firstLine, args.char_offset ?? 1);
+        return { ...readLongLine(shown, first, firstLine, args.char_offset ?? 1), ...taint };
       }
       let last = Math.min(lines.length, args.limit ? first + args.limit - 1 : lines.length);
-      let text = lines.slice(first - 1, last).join('\n');
-      if (text.length > READ_CAP_CHARS) {
+      let shownText = lines.slice(first - 1, last).join('\n');
+      if (shownText.length > READ_CAP_CHARS) {
         let size = 0;
         last = first - 1;
         while (last < lines.length && size + (lines[last]?.length ?? 0) + 1 <= READ_CAP_CHARS) {
           size += (lines[last]?.length ?? 0) + 1;
           last++;
         }
-        text = lines.slice(first - 1, last).join('\n');
+        shownText = lines.slice(first - 1, last).join('\n');
       }
-      const truncatedBytes = info.size > READ_CAP_BYTES;
       const total = truncatedBytes ? `${lines.length}+` : String(lines.length);
       const more = last < lines.length || truncatedBytes;
       const header =
         more || first > 1
-          ? `[${shown}: lines ${first}-${last} of ${total}${more ? `; continue with offset ${last + 1}` : ''}]\n`
+          ? `[${shown}: lines ${first}-${last} of ${total}${more ? `; continue with offset ${last + 1}` : ''}${truncatedBytes && !(last < lines.length) ? '; only the first 16 MB of the file can be read' : ''}]\n`
           : '';
-      return { content: header + text, details: { path: shown, bytes: info.size, first, last } };
+      return {
+        content: header + shownText,
+        details: { path: shown, bytes: info.size, first, last },
+        ...taint,
+      };
     },
   };
 }
@@ -101,4 +115,16 @@ function readLongLine(shown: string, line: number, text: string, from: number) {
     content: `[${shown}: line ${line} is ${text.length} characters; showing characters ${from}-${to}${more}]\n${text.slice(from - 1, to)}`,
     details: { path: shown, line, from, to },
   };
+}
+
+/** The first `bytes` bytes of a file. */
+async function readHead(path: string, bytes: number): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }

@@ -1,0 +1,65 @@
+import { parse } from 'sh-syntax';
+import { walkScript } from './shell-commands.js';
+import { checkScript, type Findings } from './shell-danger.js';
+import type { ShellContext } from './shell-paths.js';
+
+export type { ShellContext } from './shell-paths.js';
+
+/** What Wren knows about a shell command before it runs. */
+export interface CommandAnalysis {
+  /** Set when the text is not valid shell: the command must not run. */
+  parseError?: string;
+  /** Danger signatures (`recursive delete of /`, `pipes into an interpreter (sh)` …), deduplicated. */
+  signatures: string[];
+  /** Why (part of) the command cannot be analysed (`eval`, a program name from a variable …). */
+  unanalysable?: string;
+  /** Programs the script runs at its own level, in order. */
+  programs: string[];
+  /** Hosts named in its arguments. */
+  hosts: string[];
+  /** It runs a program that reaches the network (curl, ssh, git push …). */
+  network: boolean;
+}
+
+/** Commands longer than this are not analysed (and not run). */
+export const MAX_COMMAND_CHARS = 64 * 1024;
+
+/**
+ * Parses `command` with a real bash parser (sh-syntax, mvdan/sh compiled to wasm) to reject what is not
+ * valid shell, then walks every simple command — in pipelines, lists, subshells, groups, function bodies,
+ * `$(…)`, backticks, `<(…)`, heredocs, `sh -c '…'` strings and wrapper commands (`sudo`, `env`, `xargs`,
+ * `find -exec` …) — and checks each against the danger rules. Never throws.
+ */
+export async function analyseCommand(command: string, ctx: ShellContext): Promise<CommandAnalysis> {
+  const analysis: CommandAnalysis = { signatures: [], programs: [], hosts: [], network: false };
+  if (command.trim() === '') return { ...analysis, parseError: 'the command is empty' };
+  if (command.length > MAX_COMMAND_CHARS)
+    return { ...analysis, parseError: `the command is longer than ${MAX_COMMAND_CHARS} characters` };
+  if (command.includes('\0')) return { ...analysis, parseError: 'the command contains a NUL byte' };
+  try {
+    await parse(command);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ...analysis, parseError: message.replace(/^<standard input>:/, 'at ') };
+  }
+  const findings: Findings = {
+    signatures: new Set(),
+    unanalysable: [],
+    programs: [],
+    hosts: [],
+    network: false,
+  };
+  try {
+    checkScript(walkScript(command), ctx, findings);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    findings.unanalysable.push(`shell syntax Wren cannot analyse (${detail})`);
+  }
+  return {
+    signatures: [...findings.signatures],
+    ...(findings.unanalysable.length > 0 ? { unanalysable: findings.unanalysable.join('; ') } : {}),
+    programs: findings.programs,
+    hosts: findings.hosts,
+    network: findings.network,
+  };
+}

@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { type Tool, type ToolAssessment, type ToolContext, ToolError } from '../../agent/tool.js';
+import { toolSchema } from '../tool-schema.js';
+import type { ExecConfig } from '../tools-config.js';
+import { displayPath, resolveWorkspacePath } from '../workspace-path.js';
+import { analyseCommand, type CommandAnalysis } from './analyse-command.js';
+import { execEnvironment } from './exec-env.js';
+import { type RunResult, runProcess } from './run-process.js';
+import { bwrapArguments, checkSandbox } from './sandbox.js';
+
+export interface ExecToolOptions {
+  /** Read at every call, so config reloads apply. */
+  config: () => ExecConfig;
+  /** Variable names Wren's own config reads (`${OPENAI_API_KEY}` …): never passed to commands. */
+  deniedEnv?: () => readonly string[];
+  /** Treated like `~/.ssh` by the analysis and hidden inside the sandbox (Wren's home: config, .env, db). */
+  protectedPaths?: () => readonly string[];
+  /** The environment the allow list picks from (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** The user's home folder (default `os.homedir()`). */
+  home?: string;
+  /** The shell that runs commands (default /bin/bash, else /bin/sh). */
+  shell?: string;
+  /** The sandbox probe (tests replace it). */
+  checkSandbox?: () => Promise<{ available: boolean; reason?: string }>;
+}
+
+const parameters = z
+  .object({
+    command: z.string().describe('The shell command (bash syntax) to run'),
+    cwd: z
+      .string()
+      .optional()
+      .describe('Folder to run in, relative to the workspace (default: the workspace itself)'),
+    timeout: z.number().int().min(1).max(3600).optional().describe('Seconds before the command is stopped'),
+    network: z
+      .boolean()
+      .optional()
+      .describe('Allow network access when commands run sandboxed (ignored without a sandbox)'),
+  })
+  .strict();
+
+type ExecArgs = z.infer<typeof parameters>;
+
+/**
+ * `exec`: runs a shell command in the workspace (or a folder inside it) with a minimal environment, a
+ * timeout that stops the whole process group, and output capped as head + tail with the full text saved to
+ * `.wren/exec/<time>.log`. `assess` reports danger signatures, what cannot be analysed, the first program
+ * (the grant target) and network egress. `execute` runs whatever the gate let through, except text that
+ * does not parse as shell, which is refused.
+ */
+export function createExecTool(options: ExecToolOptions): Tool {
+  const home = options.home ?? homedir();
+  const shell = options.shell ?? (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
+  const probe = options.checkSandbox ?? (() => checkSandbox());
+  const analyse = async (args: ExecArgs, ctx: ToolContext) => {
+    const cwd = await resolveWorkspacePath([ctx.workspace], args.cwd ?? '.');
+    const context = { workspace: ctx.workspace, cwd, home, protectedPaths: options.protectedPaths?.() ?? [] };
+    return { cwd, analysis: await analyseCommand(args.command, context) };
+  };
+  return {
+    name: 'exec',
+    description:
+      'Run a shell command (bash) in the workspace and return its output (stdout and stderr together). Long output is cut to its start and end; the full text is saved to a file whose path is returned.',
+    parameters: toolSchema(parameters),
+    risk: 'sensitive',
+    core: true,
+    acceptsSecrets: false,
+    async assess(raw, ctx) {
+      const args = parameters.parse(raw);
+      let analysis: CommandAnalysis;
+      try {
+        analysis = (await analyse(args, ctx)).analysis;
+      } catch (error) {
+        return { unanalysable: error instanceof Error ? error.message : String(error) };
+      }
+      return assessment(analysis, args, options.config());
+    },
+    async execute(raw, ctx, signal) {
+      const args = parameters.parse(raw);
+      const config = options.config();
+      if (!config.enabled) throw new ToolError('exec is turned off in config.yaml (tools.exec.enabled).');
+      const { cwd, analysis } = await analyse(args, ctx);
+      if (analysis.parseError) {
+        throw new ToolError(
+          `The command is not valid shell (${analysis.parseError}); it was not run. Check quotes, brackets and operators.`,
+        );
+      }
+      const info = await stat(cwd).catch(() => undefined);
+      if (!info?.isDirectory()) throw new ToolError(`No folder at "${args.cwd}" in the workspace.`);
+      const timeout = Math.min(args.timeout ?? config.timeout, config.maxTimeout);
+      let argv: string[] = [shell, '-c', args.command];
+      if (config.sandbox === 'bwrap') {
+        const sandbox = await probe();
+        if (!sandbox.available)
+          throw new ToolError(
+            `The command was not run: tools.exec.sandbox is bwrap but the sandbox is unavailable (${sandbox.reason}).`,
+          );
+        const plan = {
+          workspace: ctx.workspace,
+          cwd,
+          home,
+          hidden: options.protectedPaths?.() ?? [],
+          network: args.network === true,
+        };
+        argv = ['bwrap', ...bwrapArguments(plan, argv)];
+      }
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      const logPath = join(ctx.workspace, '.wren', 'exec', `${stamp}-${randomUUID().slice(0, 6)}.log`);
+      const result = await runProcess(
+        {
+          argv,
+          cwd,
+          env: execEnvironment(options.env ?? process.env, config.envAllow, options.deniedEnv?.() ?? []),
+          timeoutMs: timeout * 1000,
+          outputCap: config.outputCap,
+          logPath,
+        },
+        signal,
+      );
+      signal.throwIfAborted();
+      return {
+        content: formatResult(result, timeout, config.maxTimeout, ctx.workspace),
+        isError: result.timedOut || result.spawnError !== undefined || result.exitCode !== 0,
+        details: {
+          command: args.command,
+          cwd: displayPath(ctx.workspace, cwd),
+          exitCode: result.exitCode,
+          signal: result.signal,
+          timedOut: result.timedOut,
+          durationMs: result.durationMs,
+          outputChars: result.totalChars,
+          sandbox: config.sandbox,
+          ...(result.logPath ? { logPath: displayPath(ctx.workspace, result.logPath) } : {}),
+        },
+      };
+    },
+  };
+}
+
+function assessment(analysis: CommandAnalysis, args: ExecArgs, config: ExecConfig): ToolAssessment {
+  const result: ToolAssessment = {};
+  if (analysis.signatures.length > 0) result.signatures = analysis.signatures;
+  const unanalysable = analysis.parseError
+    ? `the command does not parse as shell: ${analysis.parseError}`
+    : analysis.unanalysable;
+  if (unanalysable) result.unanalysable = unanalysable;
+  if (analysis.programs[0]) result.target = analysis.programs[0];
+  const networkOpen =
+    config.sandbox === 'none' ? analysis.network || analysis.hosts.length > 0 : args.network;
+  if (networkOpen) result.egress = { target: analysis.hosts[0] ?? 'network' };
+  return result;
+}
+
+function formatResult(result: RunResult, timeout: number, maxTimeout: number, workspace: string): string {
+  if (result.spawnError) return `The command could not start: ${result.spawnError}.`;
+  const parts: string[] = [];
+  const output = result.head + (result.truncated ? '' : result.tail);
+  parts.push(output === '' ? '(no output)' : output.replace(/\n$/, ''));
+  if (result.truncated) {
+    const cut = result.totalChars - result.head.length - result.tail.length;
+    const where = result.logPath
+      ? `the full output (${result.totalChars.toLocaleString('en')} characters) is saved in ${displayPath(workspace, result.logPath)}; read it with read_file (offset/limit) or search it with grep`
+      : 'the full output could not be saved';
+    parts.push(`[… ${cut.toLocaleString('en')} characters cut; ${where}]`, result.tail.replace(/\n$/, ''));
+  }
+  if (result.timedOut) {
+    parts.push(
+      `[timed out after ${timeout} s: the command and everything it started were stopped${timeout < maxTimeout ? `; pass a longer timeout (up to ${maxTimeout} s) if it needs more time` : ''}]`,
+    );
+  } else if (result.signal) parts.push(`[stopped by signal ${result.signal}]`);
+  else parts.push(`[exit code ${result.exitCode}]`);
+  return parts.join('\n');
+}

@@ -1,0 +1,20 @@
+import type { Tool } from '../agent/tool.js';
+import { createEditFileTool } from './edit-file/edit-file.js';
+import { createListDirTool } from './list-dir/list-dir.js';
+import { createReadFileTool } from './read-file/read-file.js';
+import { createWriteFileTool } from './write-file/write-file.js';
+
+export interface FileToolsOptions {
+  /** The workspace (first) and the extra roots, read at every call so config reloads apply. */
+  roots: () => string[];
+}
+
+/** `read_file`, `write_file`, `edit_file` and `list_dir`, all confined to `roots()`; all four are core tools. */
+export function createFileTools(options: FileToolsOptions): Tool[] {
+  return [
+    createReadFileTool(options.roots),
+    createWriteFileTool(options.roots),
+    createEditFileTool(options.roots),
+    createListDirTool(options.roots),
+  ];
+}

@@ -1,0 +1,84 @@
+import { lstat, mkdir, realpath, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { type Tool, type ToolAssessment, ToolError } from '../../agent/tool.js';
+import { writeFileAtomicAsync } from '../atomic-write.js';
+import { toolSchema } from '../tool-schema.js';
+import { displayPath, resolveWorkspacePath } from '../workspace-path.js';
+
+/** The largest content one write_file call accepts, in bytes (UTF-8). */
+export const WRITE_CAP_BYTES = 5 * 1024 * 1024;
+
+const parameters = z
+  .object({
+    path: z.string().describe('File path relative to the workspace; missing folders are created'),
+    content: z.string().describe('The complete new content of the file'),
+  })
+  .strict();
+
+/**
+ * What a write or edit of `requested` binds a grant to: the folder prefix of the resolved path (`notes/`,
+ * `./` for the workspace itself); signatures for writes that run code later (git hooks) or leave the
+ * workspace (extra roots). Never throws: an unresolvable path is reported as its raw text.
+ */
+export async function assessFileWrite(roots: string[], requested: string): Promise<ToolAssessment> {
+  let path: string;
+  try {
+    path = await resolveWorkspacePath(roots, requested);
+  } catch {
+    return { target: requested };
+  }
+  const shown = displayPath(roots[0]!, path);
+  const folder = shown.includes('/') ? `${shown.slice(0, shown.lastIndexOf('/') + 1)}` : './';
+  const signatures: string[] = [];
+  if (/(^|\/)\.git\/hooks\//.test(shown)) signatures.push('writes a git hook (runs on git commands)');
+  if (shown.startsWith('../') || shown.startsWith('/')) signatures.push('writes outside the workspace');
+  return { target: folder, ...(signatures.length > 0 ? { signatures } : {}) };
+}
+
+/** Creates the missing folders of `path`, then checks the created parent still resolves inside the roots. */
+export async function prepareParent(roots: string[], path: string, requested: string): Promise<void> {
+  const parent = dirname(path);
+  const existing = await lstat(parent).catch(() => undefined);
+  if (existing && !existing.isDirectory())
+    throw new ToolError(`"${displayPath(roots[0]!, parent)}" is a file, not a folder.`);
+  if (!existing) await mkdir(parent, { recursive: true });
+  const real = await realpath(parent);
+  if (real !== parent) await resolveWorkspacePath(roots, requested);
+}
+
+/** `write_file`: creates or replaces a workspace file atomically (temp + fsync + rename), at most 5 MB. */
+export function createWriteFileTool(roots: () => string[]): Tool {
+  return {
+    name: 'write_file',
+    description:
+      'Create or overwrite a file in the workspace with the given content (creates missing folders). To change part of a file, use edit_file.',
+    parameters: toolSchema(parameters),
+    risk: 'moderate',
+    core: true,
+    assess: (raw) => assessFileWrite(roots(), String(raw['path'] ?? '')),
+    async execute(raw, _ctx, signal) {
+      const args = parameters.parse(raw);
+      const size = Buffer.byteLength(args.content, 'utf8');
+      if (size > WRITE_CAP_BYTES)
+        throw new ToolError(
+          `The content is ${size} bytes; write_file takes at most ${WRITE_CAP_BYTES} bytes (5 MB). Split it into several files.`,
+        );
+      const current = roots();
+      if (args.path.trim() === '')
+        throw new ToolError('The path is empty; name a file such as "notes/todo.md".');
+      const path = await resolveWorkspacePath(current, args.path);
+      const info = await stat(path).catch(() => undefined);
+      if (info?.isDirectory()) throw new ToolError(`"${args.path}" is a folder; give a file path inside it.`);
+      if (info && !info.isFile()) throw new ToolError(`"${args.path}" is not a regular file.`);
+      await prepareParent(current, path, args.path);
+      signal.throwIfAborted();
+      await writeFileAtomicAsync(path, args.content);
+      const shown = displayPath(current[0]!, path);
+      return {
+        content: `${info ? 'Replaced' : 'Created'} ${shown} (${size} bytes).`,
+        details: { path: shown, bytes: size, created: !info },
+      };
+    },
+  };
+}
