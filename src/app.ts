@@ -2,23 +2,28 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { AgentRuntime, type AgentSettings } from './agent/agent-runtime.js';
 import { ContextBuilder } from './agent/context-builder.js';
-import { ToolRegistry } from './agent/tool-registry.js';
 import { ensureWorkspaceFiles } from './agent/workspace-files.js';
+import { createBuiltInRegistry } from './app-tools.js';
 import { MessageBus } from './bus/message-bus.js';
 import { ensureHome } from './config/home.js';
 import { loadConfig, resolveEndpoints } from './config/load-config.js';
 import { watchConfig } from './config/watch-config.js';
 import type { WrenConfig } from './config/wren-config.js';
+import { createGate, type Gate } from './gate/create-gate.js';
+import type { Redactor } from './gate/redactor.js';
 import type { EndpointConfig } from './llm/endpoint.js';
 import { EndpointPool } from './llm/endpoint-pool.js';
 import type { ChatModel } from './llm/types.js';
+import { createMcpManager, type McpManager } from './mcp/mcp-manager.js';
+import { createMemory, type Memory } from './memory/create-memory.js';
 import { acquireHomeLock } from './store/home-lock.js';
+import { McpPinRepository } from './store/mcp-pin-repository.js';
 import { openDatabase } from './store/open-database.js';
 import { SettingsRepository } from './store/settings-repository.js';
 import { SqliteSessionStore } from './store/sqlite-session-store.js';
 import { recordUsage } from './store/usage-repository.js';
-import { createListDirTool } from './tools/list-dir/list-dir.js';
-import { createReadFileTool } from './tools/read-file/read-file.js';
+import { createSpawnTool, createSubagentsCommand } from './tools/spawn/spawn-tool.js';
+import { SubagentManager } from './tools/spawn/subagent-manager.js';
 import { type Logger, silentLogger } from './util/logger.js';
 
 export interface AppOptions {
@@ -33,6 +38,8 @@ export interface AppOptions {
   fallbackEndpoints?: EndpointConfig[];
   /** A model to use instead of the endpoint pool (benchmarks, tests). */
   model?: ChatModel;
+  /** Redacts configured secret values from tool output (the logger should share it). */
+  redactor?: Redactor;
 }
 
 export interface WrenApp {
@@ -43,6 +50,10 @@ export interface WrenApp {
   readonly sessions: SqliteSessionStore;
   readonly settings: SettingsRepository;
   readonly db: Database.Database;
+  readonly gate: Gate;
+  readonly memory: Memory;
+  readonly mcp: McpManager;
+  readonly subagents: SubagentManager;
   readonly logger: Logger;
   readonly startedAt: number;
   /** The configuration in force (changes on a valid live edit). */
@@ -84,27 +95,85 @@ export function createApp(options: AppOptions): WrenApp {
   const sessions = new SqliteSessionStore(db);
   const settings = new SettingsRepository(db);
   ensureWorkspaceFiles(config.workspace);
-  const roots = () => [config.workspace];
-  const registry = new ToolRegistry().register(createReadFileTool(roots)).register(createListDirTool(roots));
+  const registry = createBuiltInRegistry(home, () => config);
   const bus = new MessageBus();
-  let context = new ContextBuilder({ workspace: config.workspace, timezone: config.agent.timezone });
+  const model = options.model ?? pool;
+  const gate = createGate({
+    config: () => config.gate,
+    db,
+    bus,
+    ...(options.redactor ? { redactor: options.redactor } : {}),
+  });
+  const memory = createMemory({
+    db,
+    store: sessions,
+    model,
+    workspace: () => config.workspace,
+    config: () => config.memory,
+    historyBudget: () => {
+      const limits = model.limits();
+      return limits.contextWindow - limits.maxOutputTokens - config.agent.historyReserveTokens;
+    },
+    timezone: () => config.agent.timezone,
+    onUsage: ({ sessionId, usage, endpoint }) => {
+      if (usage.inputTokens + usage.outputTokens === 0) return;
+      recordUsage(db, { ...(sessionId ? { sessionId } : {}), endpoint: endpoint ?? 'unknown', usage });
+    },
+    onError: (error, sessionId) =>
+      logger.warn({ err: error, sessionId }, 'memory consolidation failed; will retry'),
+  });
+  for (const tool of memory.tools) registry.register(tool);
+  const subagents = new SubagentManager({
+    model,
+    registry,
+    store: sessions,
+    bus,
+    defaultTools: ['read_file', 'list_dir', 'web_search', 'web_fetch', 'memory_search'],
+    maxRounds: 15,
+    maxConcurrent: 3,
+    beforeToolCall: gate.beforeToolCall,
+  });
+  registry.register(createSpawnTool(subagents));
+  const contextFor = (current: WrenConfig) =>
+    new ContextBuilder({
+      workspace: current.workspace,
+      timezone: current.agent.timezone,
+      ...memory.contextOptions(),
+    });
+  let context = contextFor(config);
   const runtime = new AgentRuntime({
     bus,
     store: sessions,
-    model: options.model ?? pool,
+    model,
     registry,
     get context() {
       return context;
     },
     workspace: () => config.workspace,
     settings: () => agentSettings(config),
+    beforeToolCall: gate.beforeToolCall,
+    afterToolCall: gate.afterToolCall,
     onTurnEnd: ({ session, usage, endpoint }) => {
+      memory.afterTurn(session);
       if (usage.inputTokens + usage.outputTokens === 0) return;
       recordUsage(db, { sessionId: session.id, endpoint: endpoint ?? 'unknown', usage });
     },
+    beforeNewSession: (old) => memory.beforeNewSession(old),
+    commands: { ...memory.commands, subagents: createSubagentsCommand(subagents) },
     onError: (error) => logger.error({ err: error }, 'turn failed'),
   });
   runtime.start();
+  void memory.start().catch((error: unknown) => logger.error({ err: error }, 'memory start failed'));
+  const mcp = createMcpManager({
+    home,
+    registry,
+    pins: new McpPinRepository(db),
+    settings: config.mcp,
+    env: options.env ?? process.env,
+    logger,
+    watch: options.watch === true,
+  });
+  if (config.mcp.enabled) mcp.start();
 
   const watcher = options.watch
     ? watchConfig(home, {
@@ -117,7 +186,7 @@ export function createApp(options: AppOptions): WrenApp {
           const gatewayChanged = JSON.stringify(next.gateway) !== JSON.stringify(config.gateway);
           config = next;
           logger.level = next.log.level;
-          context = new ContextBuilder({ workspace: next.workspace, timezone: next.agent.timezone });
+          context = contextFor(next);
           if (gatewayChanged) logger.warn('gateway settings changed; they apply at the next `wren start`');
           logger.info({ models: endpoints.map((endpoint) => endpoint.name) }, 'config reloaded');
         },
@@ -135,6 +204,10 @@ export function createApp(options: AppOptions): WrenApp {
     sessions,
     settings,
     db,
+    gate,
+    memory,
+    mcp,
+    subagents,
     logger,
     startedAt: Date.now(),
     config: () => config,
@@ -142,7 +215,11 @@ export function createApp(options: AppOptions): WrenApp {
     close(graceMs = 10_000) {
       closed ??= (async () => {
         watcher?.close();
+        subagents.cancelAll();
+        gate.close();
         await runtime.stop(graceMs);
+        await memory.close(Math.min(graceMs, 5000));
+        await mcp.stop();
         db.close();
         lock?.release();
         logger.flush?.();

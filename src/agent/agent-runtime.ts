@@ -268,7 +268,9 @@ export class AgentRuntime {
     const emit = (event: AgentEvent) => bus.publishEvent(event);
     emit({ ...base, type: 'turn-start' });
 
-    const system = context.system();
+    // Memory (issue 3): the session's consolidated turns reach the prompt as its cascading summary.
+    const { summary } = await store.memoryState(session.id);
+    const system = context.system({ summary });
     const userMessage: ChatMessage = message.media?.length
       ? { role: 'user', content: [{ type: 'text', text: message.text }, ...message.media] }
       : { role: 'user', content: message.text };
@@ -306,6 +308,7 @@ export class AgentRuntime {
       repeatLimit: settings.repeatLimit,
       maxToolResultChars: settings.maxToolResultChars,
       maxOutputTokens: limits.maxOutputTokens,
+      maxInputTokens: limits.contextWindow - limits.maxOutputTokens,
       ...(this.options.beforeToolCall ? { beforeToolCall: this.options.beforeToolCall } : {}),
       ...(this.options.afterToolCall ? { afterToolCall: this.options.afterToolCall } : {}),
       onEvent: (event) => emit(toAgentEvent(base, event)),

@@ -307,3 +307,42 @@ describe('on-demand tools (use_tools)', () => {
     expect(model.requests[0]!.tools!.map((tool) => tool.name)).toEqual(['echo']);
   });
 });
+
+describe('the context window during a turn', () => {
+  it('drops the oldest history, then cuts this turn’s tool results, so every request fits', async () => {
+    const { estimateRequestTokens } = await import('../llm/token-estimate.js');
+    const registry = new ToolRegistry().register({
+      ...echo,
+      core: true,
+      async execute() {
+        return { content: `START ${'lorem ipsum dolor '.repeat(2000)} END` };
+      },
+    });
+    const history: ChatMessage[] = Array.from({ length: 40 }, (_, i) =>
+      i % 2 === 0
+        ? { role: 'user' as const, content: `old question ${i} ${'x y '.repeat(40)}` }
+        : { role: 'assistant' as const, content: `old answer ${i} ${'z w '.repeat(40)}` },
+    );
+    const model = new ScriptedModel().script(
+      { toolCalls: [{ name: 'echo', arguments: { text: 'a' } }] },
+      { toolCalls: [{ name: 'echo', arguments: { text: 'b' } }] },
+      { text: 'done' },
+    );
+    const result = await runTurn(
+      options(model, {
+        registry,
+        messages: [...history, { role: 'user', content: 'the newest question' }],
+        maxToolResultChars: 40_000,
+        maxInputTokens: 6_000,
+      }),
+    );
+    expect(result.reply).toBe('done');
+    for (const request of model.requests) {
+      expect(estimateRequestTokens(request)).toBeLessThanOrEqual(6_000);
+      expect(JSON.stringify(request.messages)).toContain('the newest question');
+      expect(request.messages[0]!.role).not.toBe('tool');
+    }
+    expect(JSON.stringify(model.requests[0]!.messages)).toContain('old question 0');
+    expect(JSON.stringify(model.requests[2]!.messages)).not.toContain('old question 0');
+  });
+});

@@ -8,6 +8,7 @@ import type {
   Usage,
 } from '../llm/types.js';
 import { compressToolResults } from './compress-tool-results.js';
+import { fitWindow } from './fit-window.js';
 import type { ToolContext, ToolResult } from './tool.js';
 import { capText, describeCall } from './tool-output.js';
 import { type AfterToolCall, type BeforeToolCall, type ToolRegistry, USE_TOOLS } from './tool-registry.js';
@@ -32,6 +33,11 @@ export interface RunTurnOptions {
   /** Tool results longer than this reach the model as head + tail. */
   maxToolResultChars: number;
   maxOutputTokens?: number;
+  /**
+   * The prompt budget of every request in this turn (context window − max output). Tool results arriving
+   * during the turn can push a later round past it; the oldest history then gives way (see fitWindow).
+   */
+  maxInputTokens?: number;
   tag?: string;
   beforeToolCall?: BeforeToolCall;
   afterToolCall?: AfterToolCall;
@@ -81,8 +87,11 @@ async function callModel(
     ...(options.tag ? { tag: options.tag } : {}),
     ...extra,
   };
+  const fitted = options.maxInputTokens
+    ? fitWindow(request, options.messages.length - 1, options.maxInputTokens)
+    : request;
   let result: ModelResult | undefined;
-  for await (const event of options.model.stream(request, options.signal)) {
+  for await (const event of options.model.stream(fitted, options.signal)) {
     if (event.type === 'text-delta') options.onEvent?.({ type: 'text-delta', text: event.text });
     else if (event.type === 'done') result = event.result;
   }

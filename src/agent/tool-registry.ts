@@ -150,7 +150,10 @@ export class ToolRegistry {
         : error instanceof Error
           ? error.message
           : String(error);
-      return { args: check.args, result: { content: `${tool.name} failed: ${message}`, isError: true } };
+      const result: ToolResult = { content: `${tool.name} failed: ${message}`, isError: true };
+      // The gate redacts secrets and records taint from failures too (an error can echo a secret).
+      afterToolCall?.(tool, check.args, result, ctx);
+      return { args: check.args, result };
     }
   }
 }

@@ -3,6 +3,9 @@ import './memory-flags.js';
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { resolveHome } from '../config/home.js';
+import { registerGateCommands } from './commands/gate.js';
+import { registerMcpCommands } from './commands/mcp.js';
+import { registerMemoryCommands } from './commands/memory.js';
 import { reportFailure } from './report-failure.js';
 
 const VERSION = (
@@ -53,7 +56,13 @@ program
   .command('doctor')
   .description('check the home folder, config, database and models')
   .option('--json', 'print JSON')
-  .action(async (options: { json?: boolean }) => {
+  .option('--security', 'run the security audit instead (same as `wren security audit`)')
+  .action(async (options: { json?: boolean; security?: boolean }) => {
+    if (options.security) {
+      const { runSecurityAudit } = await import('./commands/gate.js');
+      process.exitCode = await runSecurityAudit({ home: home(), ...(options.json ? { json: true } : {}) });
+      return;
+    }
     const { runDoctor } = await import('./commands/doctor.js');
     process.exitCode = await runDoctor({ home: home(), ...options });
   });
@@ -90,6 +99,10 @@ program
     const { runTokenRotate } = await import('./commands/token.js');
     process.exitCode = await runTokenRotate({ home: home() });
   });
+
+registerGateCommands(program, home);
+registerMemoryCommands(program, home);
+registerMcpCommands(program, home);
 
 program.parseAsync().catch((error: unknown) => {
   process.exitCode = reportFailure(error);

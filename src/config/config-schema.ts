@@ -1,4 +1,9 @@
 import * as z from 'zod';
+import { gateSectionSchema } from '../gate/gate-config.js';
+import { mcpSectionSchema } from '../mcp/mcp-config.js';
+import { memorySectionSchema } from '../memory/memory-config.js';
+import { toolsSectionSchema } from '../tools/tools-config.js';
+import { webSectionSchema } from '../tools/web-config.js';
 
 export const PROTOCOLS = ['openai', 'anthropic', 'gemini'] as const;
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
@@ -104,6 +109,11 @@ export const configSchema = z.strictObject({
   agent: agentSchema.prefault({}),
   workspace: nonEmpty.optional(),
   log: logSchema.prefault({}),
+  tools: toolsSectionSchema.prefault({}),
+  gate: gateSectionSchema.prefault({}),
+  web: webSectionSchema.prefault({}),
+  memory: memorySectionSchema.prefault({}),
+  mcp: mcpSectionSchema.prefault({}),
 });
 
 /** One `models:` entry as a user writes it (the input of {@link modelSchema}). */

@@ -1,6 +1,11 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Document, parseDocument } from 'yaml';
+import { toGateConfig } from '../gate/gate-config.js';
+import { toMcpConfig } from '../mcp/mcp-config.js';
+import { toMemoryConfig } from '../memory/memory-config.js';
+import { toToolsConfig } from '../tools/tools-config.js';
+import { toWebConfig } from '../tools/web-config.js';
 import { ConfigError } from './config-error.js';
 import { configErrorFrom, issuesFromZod } from './config-issues.js';
 import { configSchema } from './config-schema.js';
@@ -58,7 +63,7 @@ function topLevel(raw: unknown, file: string): Record<string, unknown> {
   if (raw === null || raw === undefined) return {};
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ConfigError(
-      `${file}: the top level must be a mapping of sections (models, gateway, agent, workspace, log)`,
+      `${file}: the top level must be a mapping of sections (models, gateway, agent, workspace, log, tools, gate, web, memory, mcp)`,
       { file },
     );
   }
@@ -111,5 +116,10 @@ export function parseConfig(text: string, options: ParseConfigOptions): WrenConf
     },
     workspace: expandPath(data.workspace ?? 'workspace', home),
     log: { level: data.log.level },
+    tools: toToolsConfig(data.tools, homedir()),
+    gate: toGateConfig(data.gate),
+    web: toWebConfig(data.web),
+    memory: toMemoryConfig(data.memory),
+    mcp: toMcpConfig(data.mcp),
   });
 }

@@ -1,4 +1,9 @@
+import type { GateConfig } from '../gate/gate-config.js';
 import type { Protocol } from '../llm/endpoint.js';
+import type { McpSettings } from '../mcp/mcp-config.js';
+import type { MemoryConfig } from '../memory/memory-config.js';
+import type { ToolsConfig } from '../tools/tools-config.js';
+import type { WebConfig } from '../tools/web-config.js';
 import type { LOG_LEVELS } from './config-schema.js';
 
 /**
@@ -17,6 +22,16 @@ export interface WrenConfig {
   /** Absolute path of the workspace folder (default `<home>/workspace`). */
   readonly workspace: string;
   readonly log: { readonly level: LogLevel };
+  /** File roots beyond the workspace and the shell tool's settings. */
+  readonly tools: ToolsConfig;
+  /** Tool-call policy: mode, rules, grants' defaults, secrets. */
+  readonly gate: GateConfig;
+  /** web_fetch, web_search and weather. */
+  readonly web: WebConfig;
+  /** Consolidation into MEMORY.md/HISTORY.md, memos, tasks, skills. */
+  readonly memory: MemoryConfig;
+  /** MCP client settings (the servers themselves live in mcp.json). */
+  readonly mcp: McpSettings;
 }
 
 export type LogLevel = (typeof LOG_LEVELS)[number];

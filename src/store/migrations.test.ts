@@ -21,10 +21,21 @@ const tables = (db: Database.Database) =>
   ).map((row) => row.name);
 
 describe('migrate', () => {
-  it('creates schema v1 and is idempotent across opens', () => {
+  it('creates every table and is idempotent across opens', () => {
     const path = join(dir, 'wren.db');
     const first = openDatabase(path);
-    expect(tables(first)).toEqual(['messages', 'sessions', 'settings', 'usage']);
+    expect(tables(first)).toEqual(
+      expect.arrayContaining([
+        'messages',
+        'sessions',
+        'settings',
+        'usage',
+        'audit_log',
+        'grants',
+        'mcp_tool_pins',
+        'consolidation_status',
+      ]),
+    );
     first.prepare("INSERT INTO settings VALUES ('a', 'b')").run();
     expect(migrate(first)).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
     first.close();
@@ -64,7 +75,9 @@ describe('migrate', () => {
         },
       },
     ];
-    expect(() => migrate(db, broken)).toThrow(/migration to schema version 2 \(broken\) failed/);
+    expect(() => migrate(db, broken)).toThrow(
+      new RegExp(`migration to schema version ${SCHEMA_VERSION + 1} \\(broken\\) failed`),
+    );
     expect(tables(db)).not.toContain('half_done');
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     db.close();

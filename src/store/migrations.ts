@@ -1,4 +1,7 @@
 import type { Database } from 'better-sqlite3';
+import { MIGRATION_V2 } from './migration-v2-memory.js';
+import { MIGRATION_V3 } from './migration-v3-gate.js';
+import { MIGRATION_V4 } from './migration-v4-mcp.js';
 import { StoreError } from './store-error.js';
 
 /** One schema step. `up` runs inside a transaction together with the `user_version` bump. */
@@ -58,6 +61,9 @@ CREATE TABLE settings (
 /** Every migration, in order. Append only: never edit a released step. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'sessions, messages, usage, settings', up: (db) => db.exec(v1) },
+  MIGRATION_V2,
+  MIGRATION_V3,
+  MIGRATION_V4,
 ];
 
 /** The schema version this code writes. */

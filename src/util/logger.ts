@@ -18,8 +18,16 @@ const REDACT = [
   '*.headers.authorization',
 ];
 
-/** A JSON-lines logger writing to `<home>/logs/wren.log` (0600), secrets redacted by key. */
-export function createLogger(home: string, level: string): Logger {
+/** Rewrites every log call's arguments (the gate's secret-value redactor provides one). */
+export interface LogRedactor {
+  logHook(): (this: unknown, args: unknown[], method: (...args: unknown[]) => void) => void;
+}
+
+/**
+ * A JSON-lines logger writing to `<home>/logs/wren.log` (0600). Secrets are redacted by key, and by value
+ * when a `redactor` is given.
+ */
+export function createLogger(home: string, level: string, redactor?: LogRedactor): Logger {
   const dir = join(home, 'logs');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const destination = pino.destination({
@@ -29,7 +37,12 @@ export function createLogger(home: string, level: string): Logger {
     mode: 0o600,
   });
   return pino(
-    { level, redact: { paths: REDACT, censor: '[redacted]' }, base: { pid: process.pid } },
+    {
+      level,
+      redact: { paths: REDACT, censor: '[redacted]' },
+      base: { pid: process.pid },
+      ...(redactor ? { hooks: { logMethod: redactor.logHook() as never } } : {}),
+    },
     destination,
   );
 }

@@ -37,7 +37,17 @@ describe('wren chat -m', () => {
       expect(result.code).toBe(0);
       expect(llm.lastRequest?.protocol).toBe(protocol);
       expect(llm.lastRequest?.lastUserText).toMatch(/\nhi$/);
-      expect(llm.lastRequest?.toolNames).toEqual(['read_file', 'list_dir']);
+      expect(llm.lastRequest?.toolNames).toEqual([
+        'read_file',
+        'write_file',
+        'edit_file',
+        'list_dir',
+        'exec',
+        'web_search',
+        'web_fetch',
+        'memory_search',
+        'use_tools',
+      ]);
     });
   }
 

@@ -2,10 +2,12 @@ import { createApp } from '../../app.js';
 import { ConfigError } from '../../config/config-error.js';
 import { ensureHome } from '../../config/home.js';
 import { loadConfig, resolveEndpoints } from '../../config/load-config.js';
+import { Redactor } from '../../gate/redactor.js';
 import { createGateway } from '../../gateway/create-gateway.js';
 import { isLoopbackHost, settleGatewayToken } from '../../gateway/gateway-token.js';
 import { serveGateway } from '../../gateway/serve-gateway.js';
 import type { EndpointConfig } from '../../llm/endpoint.js';
+import { consolidationStatus } from '../../store/consolidation-status-repository.js';
 import { usageTotals } from '../../store/usage-repository.js';
 import { createLogger } from '../../util/logger.js';
 import { findLocalEndpoint, noModelHelp } from '../local-model-fallback.js';
@@ -58,7 +60,8 @@ export async function runStart(options: StartOptions): Promise<void> {
   const { home } = options;
   ensureHome(home);
   const config = loadConfig(home);
-  const logger = createLogger(home, config.log.level);
+  const redactor = new Redactor(Object.values(config.gate.secrets));
+  const logger = createLogger(home, config.log.level, redactor);
   let fallback: EndpointConfig[] | undefined;
   let modelNote = '';
   if (resolveEndpoints(config).length === 0) {
@@ -91,6 +94,7 @@ export async function runStart(options: StartOptions): Promise<void> {
   const app = createApp({
     home,
     logger,
+    redactor,
     lock: true,
     watch: true,
     ...(fallback ? { fallbackEndpoints: fallback } : {}),
@@ -101,6 +105,7 @@ export async function runStart(options: StartOptions): Promise<void> {
     bus: app.bus,
     store: app.sessions,
     verifyToken: (presented) => token?.verify(presented) ?? false,
+    gate: app.gate,
     onError: (error) => logger.error({ err: error }, 'gateway request failed'),
     version: options.version,
     startedAt: app.startedAt,
@@ -110,6 +115,9 @@ export async function runStart(options: StartOptions): Promise<void> {
       models: app.pool.status(),
       turnsInFlight: app.runtime.inFlight(),
       memoryMb: memoryMb(),
+      consolidation: consolidationStatus(app.db),
+      mcp: app.mcp.status(),
+      subagents: app.subagents.list(),
       usage: usageTotals(app.db),
     }),
   });

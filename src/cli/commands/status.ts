@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import { ensureHome } from '../../config/home.js';
 import { loadConfig, resolveEndpoints } from '../../config/load-config.js';
+import { consolidationStatus } from '../../store/consolidation-status-repository.js';
 import { openDatabase } from '../../store/open-database.js';
 import { usageTotals } from '../../store/usage-repository.js';
 import { EXIT } from '../report-failure.js';
+import { mcpServerStatuses } from './mcp.js';
 
 /** Asks the configured gateway address whether a Wren answers there. */
 async function probeGateway(host: string, port: number): Promise<{ running: boolean; version?: string }> {
@@ -42,6 +44,13 @@ export async function runStatus(options: { home: string; json?: boolean }): Prom
       })),
       sessions: (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n,
       usage: { today: usageTotals(db, { since: startOfDay.getTime() }), total: usageTotals(db) },
+      consolidation: consolidationStatus(db),
+      mcp: (await mcpServerStatuses(options.home)).servers.map(({ name, state, display, tools }) => ({
+        name,
+        state,
+        display,
+        tools: tools.length,
+      })),
     };
     if (options.json) {
       process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
@@ -63,6 +72,15 @@ export async function runStatus(options: { home: string; json?: boolean }): Prom
     out(
       `tokens    today ${today.inputTokens} in / ${today.outputTokens} out (${today.calls} calls); all time ${total.inputTokens} in / ${total.outputTokens} out`,
     );
+    const memory = status.consolidation;
+    out(
+      `memory    ${memory.consolidatedMessages} messages consolidated${memory.pending ? `; ${memory.pending} pending` : ''}${
+        memory.failing.length
+          ? `; consolidation FAILING for ${memory.failing.length} session(s): ${memory.failing[0]!.lastError}`
+          : ''
+      }`,
+    );
+    for (const server of status.mcp) out(`mcp       ${server.name}: ${server.display}`);
     return EXIT.ok;
   } finally {
     db.close();

@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { readDotEnv } from './config/interpolate.js';
+import type { WrenConfig } from './config/wren-config.js';
+import { GroupedToolRegistry } from './mcp/grouped-tool-registry.js';
+import { createExecTool } from './tools/exec/exec-tool.js';
+import { createFileTools } from './tools/file-tools.js';
+import { createWebTools } from './tools/net/web-tools.js';
+
+/** Environment names that may hold Wren's secrets: keys of `.env` and every `${VAR}` config.yaml uses. */
+export function secretEnvNames(home: string, configFile: string): string[] {
+  const names = new Set(Object.keys(readDotEnv(home)));
+  try {
+    for (const match of readFileSync(configFile, 'utf8').matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)) {
+      names.add(match[1]!);
+    }
+  } catch {
+    // no config file: nothing referenced
+  }
+  return [...names];
+}
+
+/**
+ * The registry with the built-in tools that need nothing but configuration: files (confined to the workspace
+ * and `tools.extra_roots`), `exec` (unless disabled) and the web tools. Memory, spawn and MCP tools are added
+ * by the composition root, which owns their dependencies.
+ */
+export function createBuiltInRegistry(home: string, config: () => WrenConfig): GroupedToolRegistry {
+  const registry = new GroupedToolRegistry();
+  const roots = () => [config().workspace, ...config().tools.extraRoots];
+  for (const tool of createFileTools({ roots })) registry.register(tool);
+  const initial = config();
+  if (initial.tools.exec.enabled) {
+    registry.register(
+      createExecTool({
+        config: () => config().tools.exec,
+        deniedEnv: () => secretEnvNames(home, config().file),
+        protectedPaths: () => [home],
+      }),
+    );
+  }
+  // A web_fetch page must fit one tool result, or the loop's head+tail cut would break its paging offsets.
+  const pageChars = Math.max(
+    1000,
+    Math.min(initial.web.fetch.maxChars, initial.agent.maxToolResultChars - 1000),
+  );
+  for (const tool of createWebTools({
+    ...initial.web,
+    fetch: { ...initial.web.fetch, maxChars: pageChars },
+  })) {
+    registry.register(tool);
+  }
+  return registry;
+}
