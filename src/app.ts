@@ -22,6 +22,7 @@ import { openDatabase } from './store/open-database.js';
 import { SettingsRepository } from './store/settings-repository.js';
 import { SqliteSessionStore } from './store/sqlite-session-store.js';
 import { recordUsage } from './store/usage-repository.js';
+import { createMessageTools } from './tools/message/message-tools.js';
 import { createSpawnTool, createSubagentsCommand } from './tools/spawn/spawn-tool.js';
 import { SubagentManager } from './tools/spawn/subagent-manager.js';
 import { type Logger, silentLogger } from './util/logger.js';
@@ -58,6 +59,8 @@ export interface WrenApp {
   readonly startedAt: number;
   /** The configuration in force (changes on a valid live edit). */
   config(): WrenConfig;
+  /** Folders file tools (and downloads) may reach: the workspace first. */
+  fileRoots(): string[];
   /** Endpoints in force, config's or the fallback. */
   endpoints(): EndpointConfig[];
   /** Drains turns for up to `graceMs`, then closes the watcher, the database and the lock. Idempotent. */
@@ -95,6 +98,7 @@ export function createApp(options: AppOptions): WrenApp {
   const sessions = new SqliteSessionStore(db);
   const settings = new SettingsRepository(db);
   ensureWorkspaceFiles(config.workspace);
+  const fileRoots = () => [config.workspace, ...config.tools.extraRoots];
   const registry = createBuiltInRegistry(home, () => config);
   const bus = new MessageBus();
   const model = options.model ?? pool;
@@ -134,6 +138,8 @@ export function createApp(options: AppOptions): WrenApp {
     beforeToolCall: gate.beforeToolCall,
   });
   registry.register(createSpawnTool(subagents));
+  for (const tool of createMessageTools({ bus, roots: fileRoots, channels: () => ['cli', 'api'] }))
+    registry.register(tool);
   const contextFor = (current: WrenConfig) =>
     new ContextBuilder({
       workspace: current.workspace,
@@ -212,6 +218,7 @@ export function createApp(options: AppOptions): WrenApp {
     startedAt: Date.now(),
     config: () => config,
     endpoints: () => endpoints,
+    fileRoots,
     close(graceMs = 10_000) {
       closed ??= (async () => {
         watcher?.close();

@@ -26,7 +26,19 @@ export function sessionKeyOf(message: Pick<InboundMessage, 'channel' | 'chatId'>
   return `${message.channel}:${message.chatId}`;
 }
 
-/** Wren's answer to one inbound message. Exactly one is published per inbound message. */
+/** A file delivered with a message (`send_file`). */
+export interface Attachment {
+  /** Absolute real path inside the workspace. */
+  path: string;
+  /** Path relative to the workspace, as shown and as used in download links. */
+  name: string;
+  size: number;
+}
+
+/**
+ * What Wren sends: the answer to one inbound message (exactly one per inbound message), or — with kind
+ * `message` and `replyTo` empty — something it sends on its own (the `message`/`send_file` tools).
+ */
 export interface OutboundMessage {
   channel: string;
   chatId: string;
@@ -35,7 +47,8 @@ export interface OutboundMessage {
   sessionId: string;
   text: string;
   /** `error` when the turn failed; `text` then says why in words for the user. */
-  kind: 'reply' | 'error' | 'notice';
+  kind: 'reply' | 'error' | 'notice' | 'message';
+  attachments?: Attachment[];
   usage: Usage;
   stopReason?: StopReason;
   /**

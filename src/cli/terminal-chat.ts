@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { styleText } from 'node:util';
 import type { MessageBus } from '../bus/message-bus.js';
-import type { AgentEvent, ApprovalChoice, ApprovalEvent, ApprovalRequest } from '../bus/messages.js';
+import type {
+  AgentEvent,
+  ApprovalChoice,
+  ApprovalEvent,
+  ApprovalRequest,
+  OutboundMessage,
+} from '../bus/messages.js';
 
 export interface TerminalChatOptions {
   bus: MessageBus;
@@ -149,13 +155,28 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
     }
   };
 
+  /** Ids of the messages this terminal sent: their answers arrive through `bus.request`. */
+  const mine = new Set<string>();
+  /** Messages Wren sends on its own to this terminal (`message`, `send_file`, subagent reports). */
+  const onOutbound = (outbound: OutboundMessage) => {
+    if (outbound.channel !== 'cli' || outbound.chatId !== CHAT_ID || mine.has(outbound.replyTo)) return;
+    const files = (outbound.attachments ?? []).map(
+      (file) => `\n  📎 ${file.name} (${file.size} bytes): ${file.path}`,
+    );
+    write(`${midLine ? '\n' : ''}${paint('green', 'wren › ')}${outbound.text}${files.join('')}\n`);
+    midLine = false;
+    if (pending === 0 && approvals.length === 0 && !closing) prompt();
+  };
+
   const send = (text: string) => {
     pending++;
     const streamed = { text: false };
+    const id = randomUUID();
+    mine.add(id);
     void bus
       .request(
         {
-          id: randomUUID(),
+          id,
           channel: 'cli',
           senderId: 'owner',
           fromOwner: true,
@@ -170,6 +191,7 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
         },
       )
       .then((outbound) => {
+        mine.delete(id);
         if (text.toLowerCase() === '/new' && pinned && outbound.sessionId) pinned = outbound.sessionId;
         if (outbound.kind === 'error') write(`${midLine ? '\n' : ''}${paint('red', `✗ ${outbound.text}`)}\n`);
         else if (!streamed.text) write(`${midLine ? '\n' : ''}${paint('dim', outbound.text)}\n`);
@@ -187,9 +209,11 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
 
   let finish = () => {};
   const stopApprovals = interactive ? bus.subscribeApprovals(onApproval) : () => {};
+  const stopOutbound = bus.subscribeOutbound(onOutbound);
   return new Promise((resolve) => {
     finish = () => {
       stopApprovals();
+      stopOutbound();
       if (tty) write('\n');
       resolve();
     };

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,6 +47,7 @@ function setup() {
     status: () => ({ up: true }),
     version: '9.9.9',
     startedAt: Date.now(),
+    fileRoots: () => [workspace],
   });
   const post = (body: unknown, headers: Record<string, string> = {}) =>
     app.request('/api/chat', {
@@ -54,7 +55,7 @@ function setup() {
       headers: { authorization: `Bearer ${token.generated}`, 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
     });
-  return { app, model, post, token, settings };
+  return { app, model, post, token, settings, bus, workspace };
 }
 
 describe('createGateway', () => {
@@ -302,5 +303,50 @@ describe('createGateway approvals', () => {
       body: JSON.stringify({ answer: 'once' }),
     });
     expect(answered.status).toBe(503);
+  });
+});
+
+describe('messages Wren sends on its own', () => {
+  it('streams them on /api/events with download links, and serves only workspace files', async () => {
+    const { app, token, bus, workspace, post } = setup();
+    writeFileSync(join(workspace, 'report.txt'), 'quarterly numbers');
+    writeFileSync(join(workspace, '..', 'outside.txt'), 'secret');
+    const auth = { authorization: `Bearer ${token.generated}` };
+    const response = await app.request('/api/events', { headers: auth });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const readUntil = async (pattern: RegExp) => {
+      while (!pattern.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value);
+      }
+    };
+    await readUntil(/event: ready/);
+    await post({ message: 'an ordinary question' });
+    bus.publishOutbound({
+      channel: 'api',
+      chatId: 's',
+      replyTo: '',
+      sessionId: 's',
+      text: 'Here is your report',
+      kind: 'message',
+      usage: { inputTokens: 0, outputTokens: 0 },
+      attachments: [{ path: join(workspace, 'report.txt'), name: 'report.txt', size: 17 }],
+    });
+    await readUntil(/Here is your report/);
+    await reader.cancel();
+    expect(text.match(/event: message/g)).toHaveLength(1);
+    const event = JSON.parse(text.match(/event: message\ndata: (.*)\n/)![1]!) as {
+      attachments: Array<{ url: string }>;
+    };
+    expect(event.attachments[0]!.url).toBe('/api/files/report.txt');
+    const file = await app.request(event.attachments[0]!.url, { headers: auth });
+    expect(file.status).toBe(200);
+    expect(await file.text()).toBe('quarterly numbers');
+    expect((await app.request('/api/files/report.txt')).status).toBe(401);
+    expect((await app.request('/api/files/..%2Foutside.txt', { headers: auth })).status).toBe(403);
+    expect((await app.request('/api/files/nope.txt', { headers: auth })).status).toBe(404);
   });
 });

@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import { bearerAuth } from 'hono/bearer-auth';
 import { bodyLimit } from 'hono/body-limit';
@@ -7,8 +11,9 @@ import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { SessionStore } from '../agent/session-store.js';
 import type { MessageBus } from '../bus/message-bus.js';
-import type { AgentEvent, ApprovalEvent } from '../bus/messages.js';
+import type { AgentEvent, ApprovalEvent, OutboundMessage } from '../bus/messages.js';
 import type { Gate } from '../gate/create-gate.js';
+import { resolveWorkspacePath } from '../tools/workspace-path.js';
 
 /** The largest chat message the API accepts, in characters. */
 export const MAX_MESSAGE_CHARS = 1_000_000;
@@ -25,6 +30,8 @@ export interface GatewayOptions {
   onError?: (error: Error) => void;
   /** The approval gate: pending approvals, grants and the audit log. Without it those routes answer 503. */
   gate?: Pick<Gate, 'approvals' | 'grants' | 'audit'>;
+  /** Folders `GET /api/files/<path>` may serve from (the workspace first); without it the route answers 404. */
+  fileRoots?: () => string[];
 }
 
 type SseMessage = { event: string; data: string };
@@ -101,6 +108,20 @@ async function pump(
   }
 }
 
+/** An outbound message as /api/events shows it; attachments become download links. */
+function messageEvent(outbound: OutboundMessage) {
+  return {
+    session: outbound.sessionId,
+    text: outbound.text,
+    kind: outbound.kind,
+    attachments: (outbound.attachments ?? []).map((file) => ({
+      name: file.name,
+      size: file.size,
+      url: `/api/files/${file.name.split('/').map(encodeURIComponent).join('/')}`,
+    })),
+  };
+}
+
 function approvalSse(event: ApprovalEvent): SseMessage {
   return event.type === 'approval-requested'
     ? { event: 'approval', data: JSON.stringify(event.request) }
@@ -114,6 +135,16 @@ function approvalSessionOf(event: ApprovalEvent): string {
 /** Builds the HTTP API as a Hono app (served by `startGateway`, tested with `app.request`). */
 export function createGateway(options: GatewayOptions): Hono {
   const app = new Hono();
+  /** Ids of /api/chat requests still waiting for their answer (their answers are not pushed on /api/events). */
+  const inFlight = new Set<string>();
+  const requestId = () => {
+    const id = randomUUID();
+    inFlight.add(id);
+    return id;
+  };
+  options.bus.subscribeOutbound((outbound) => {
+    if (inFlight.has(outbound.replyTo)) queueMicrotask(() => inFlight.delete(outbound.replyTo));
+  });
 
   app.get('/api/health', (c) =>
     c.json({
@@ -183,7 +214,7 @@ export function createGateway(options: GatewayOptions): Hono {
     }
     const session = parsed.data.session ?? randomUUID();
     const inbound = {
-      id: randomUUID(),
+      id: requestId(),
       channel: 'api',
       senderId: 'owner',
       fromOwner: true,
@@ -231,7 +262,29 @@ export function createGateway(options: GatewayOptions): Hono {
     return c.json({ reply: outbound.text, session, usage: outbound.usage });
   });
 
-  registerGateRoutes(app, options);
+  registerGateRoutes(app, options, (id) => inFlight.has(id));
+
+  app.get('/api/files/*', async (c) => {
+    const roots = options.fileRoots?.();
+    const relative = decodeURIComponent(c.req.path.slice('/api/files/'.length));
+    if (!roots || !relative) return c.json(problem('not_found', 'No such file.'), 404);
+    let path: string;
+    try {
+      path = await resolveWorkspacePath(roots, relative);
+    } catch (error) {
+      return c.json(problem('forbidden', (error as Error).message), 403);
+    }
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile()) return c.json(problem('not_found', `No file at ${relative}.`), 404);
+    const stream = Readable.toWeb(createReadStream(path)) as ReadableStream<Uint8Array>;
+    return new Response(stream, {
+      headers: {
+        'content-type': 'application/octet-stream',
+        'content-length': String(info.size),
+        'content-disposition': `attachment; filename="${basename(path).replace(/["\\\r\n]/g, '_')}"`,
+      },
+    });
+  });
 
   app.notFound((c) => c.json(problem('not_found', `No route ${c.req.method} ${c.req.path}.`), 404));
   app.onError((error, c) =>
@@ -268,7 +321,11 @@ function toSse(event: AgentEvent): { event: string; data: string } {
 }
 
 /** Pending approvals, answers, grants, the audit log and the approval event stream. */
-function registerGateRoutes(app: Hono, options: GatewayOptions): void {
+function registerGateRoutes(
+  app: Hono,
+  options: GatewayOptions,
+  isPending: (requestId: string) => boolean,
+): void {
   const noGate = problem('no_gate', 'The approval gate is not running in this process.');
 
   app.get('/api/approvals', (c) =>
@@ -334,7 +391,18 @@ function registerGateRoutes(app: Hono, options: GatewayOptions): void {
       await stream.writeSSE({ event: 'ready', data: '{}' });
       await pump(
         stream,
-        (push) => options.bus.subscribeApprovals((event) => push(approvalSse(event))),
+        (push) => {
+          const stopApprovals = options.bus.subscribeApprovals((event) => push(approvalSse(event)));
+          // Messages Wren sends on its own on the API channel (the message/send_file tools, subagent reports).
+          const stopMessages = options.bus.subscribeOutbound((outbound) => {
+            if (outbound.channel !== 'api' || isPending(outbound.replyTo)) return;
+            push({ event: 'message', data: JSON.stringify(messageEvent(outbound)) });
+          });
+          return () => {
+            stopApprovals();
+            stopMessages();
+          };
+        },
         new Promise(() => {}),
         gone.signal,
       );

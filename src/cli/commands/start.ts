@@ -106,6 +106,7 @@ export async function runStart(options: StartOptions): Promise<void> {
     store: app.sessions,
     verifyToken: (presented) => token?.verify(presented) ?? false,
     gate: app.gate,
+    fileRoots: app.fileRoots,
     onError: (error) => logger.error({ err: error }, 'gateway request failed'),
     version: options.version,
     startedAt: app.startedAt,

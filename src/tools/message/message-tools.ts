@@ -1,0 +1,117 @@
+import { stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { type Tool, type ToolContext, ToolError } from '../../agent/tool.js';
+import type { MessageBus } from '../../bus/message-bus.js';
+import type { Attachment } from '../../bus/messages.js';
+import { toolSchema } from '../tool-schema.js';
+import { displayPath, resolveWorkspacePath } from '../workspace-path.js';
+
+/** The largest file `send_file` delivers. */
+export const SEND_FILE_MAX_BYTES = 50 * 1024 * 1024;
+
+export interface MessageToolsOptions {
+  bus: MessageBus;
+  /** Workspace first, then extra roots (as for the file tools). */
+  roots: () => string[];
+  /** Channels that can deliver a message right now (`cli`, `api`, later the chat apps). */
+  channels: () => string[];
+}
+
+const messageParameters = z
+  .object({
+    text: z.string().min(1).max(20_000).describe('What to send'),
+    channel: z.string().optional().describe('Channel to send on; the current one by default'),
+    chat_id: z.string().optional().describe('Chat on that channel; the current chat by default'),
+  })
+  .strict();
+
+const fileParameters = z
+  .object({
+    path: z.string().describe('Workspace file to deliver'),
+    caption: z.string().max(2000).optional(),
+  })
+  .strict();
+
+function target(ctx: ToolContext, channel?: string, chatId?: string) {
+  return { channel: channel ?? ctx.channel, chatId: chatId ?? ctx.chatId };
+}
+
+/**
+ * `message` (send text to the owner on a channel/chat — the current one by default) and `send_file`
+ * (deliver a workspace file through the current channel). Both publish an OutboundMessage of kind
+ * `message`; the terminal prints it, the HTTP API streams it on /api/events with a download link.
+ */
+export function createMessageTools(options: MessageToolsOptions): Tool[] {
+  const publish = (
+    ctx: ToolContext,
+    channel: string,
+    chatId: string,
+    text: string,
+    attachments?: Attachment[],
+  ) => {
+    if (!options.channels().includes(channel)) {
+      throw new ToolError(
+        `Channel "${channel}" is not connected. Connected: ${options.channels().join(', ')}.`,
+      );
+    }
+    options.bus.publishOutbound({
+      channel,
+      chatId,
+      replyTo: '',
+      sessionId: ctx.sessionId,
+      text,
+      kind: 'message',
+      usage: { inputTokens: 0, outputTokens: 0 },
+      ...(attachments ? { attachments } : {}),
+    });
+  };
+  const message: Tool = {
+    name: 'message',
+    description: 'Send a message to the owner now (on the current chat, or a named channel and chat).',
+    parameters: toolSchema(messageParameters),
+    risk: 'moderate',
+    assess(raw, ctx) {
+      const args = messageParameters.parse(raw);
+      const to = target(ctx, args.channel, args.chat_id);
+      const elsewhere = to.channel !== ctx.channel || to.chatId !== ctx.chatId;
+      return {
+        target: `${to.channel}:${to.chatId}`,
+        ...(elsewhere ? { egress: { target: `${to.channel}:${to.chatId}` } } : {}),
+      };
+    },
+    async execute(raw, ctx) {
+      const args = messageParameters.parse(raw);
+      const to = target(ctx, args.channel, args.chat_id);
+      publish(ctx, to.channel, to.chatId, args.text);
+      return { content: `Sent to ${to.channel}:${to.chatId}.` };
+    },
+  };
+  const sendFile: Tool = {
+    name: 'send_file',
+    description: 'Deliver a workspace file to the owner as an attachment through the current chat.',
+    parameters: toolSchema(fileParameters),
+    risk: 'moderate',
+    async assess(raw, ctx) {
+      const args = fileParameters.parse(raw);
+      return { target: `${ctx.channel}:${ctx.chatId}:${args.path}` };
+    },
+    async execute(raw, ctx) {
+      const args = fileParameters.parse(raw);
+      const roots = options.roots();
+      const path = await resolveWorkspacePath(roots, args.path);
+      const info = await stat(path).catch(() => {
+        throw new ToolError(`No file at "${args.path}".`);
+      });
+      if (!info.isFile()) throw new ToolError(`"${args.path}" is not a regular file.`);
+      if (info.size > SEND_FILE_MAX_BYTES) {
+        throw new ToolError(
+          `"${args.path}" is ${info.size} bytes; send_file delivers at most ${SEND_FILE_MAX_BYTES}.`,
+        );
+      }
+      const name = displayPath(roots[0]!, path);
+      publish(ctx, ctx.channel, ctx.chatId, args.caption ?? name, [{ path, name, size: info.size }]);
+      return { content: `Sent ${name} (${info.size} bytes) to ${ctx.channel}:${ctx.chatId}.` };
+    },
+  };
+  return [message, sendFile];
+}
