@@ -13,6 +13,8 @@ import { createApp } from '../src/app.js';
 import { estimateTokens } from '../src/llm/token-estimate.js';
 import type { ChatModel, ModelEvent } from '../src/llm/types.js';
 import { startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
+import { runMcpBench } from './mcp-bench.js';
+import { runMemoryBench } from './memory-bench.js';
 
 const CLI = resolve('dist/cli/main.js');
 const TOKEN = 'bench-token-0123456789';
@@ -170,6 +172,8 @@ const hi = await helloTokens();
 const perTurn = await overhead(200);
 const start = await coldStart(5);
 const rss = await memory(1000);
+const conversation = await runMemoryBench(200);
+const mcp = await runMcpBench();
 const results = {
   date: new Date().toISOString(),
   node: process.version,
@@ -177,6 +181,8 @@ const results = {
   overheadMs: perTurn,
   coldStartMs: start,
   idleRssMb: rss,
+  memory: { ...conversation },
+  mcp,
 };
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
@@ -195,4 +201,21 @@ row(
   'idle RSS after 1,000 turns',
   `${rss.afterTurns.toFixed(1)} MB (${rss.samples.map((v) => v.toFixed(0)).join(' → ')})`,
   'flat',
+);
+const perTurn200 = conversation.tokensPerTurn;
+const at = (turn: number) => perTurn200[turn - 1] ?? 0;
+row(
+  'prompt tokens per turn (200 turns)',
+  `1:${at(1)} 50:${at(50)} 100:${at(100)} 200:${at(200)} max ${Math.max(...perTurn200)}`,
+  'plateau',
+);
+row(
+  'consolidation cost',
+  `${conversation.consolidationTokensPerTurn.toFixed(0)} tokens per consolidated turn`,
+  '—',
+);
+row(
+  '"hi" with 10 MCP servers',
+  `${mcp.ten.tokens} vs ${mcp.none.tokens} (+${mcp.overheadPercent.toFixed(1)} %)`,
+  '< +10 %',
 );

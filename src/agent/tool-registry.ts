@@ -1,26 +1,6 @@
 import type { ToolCall, ToolDefinition } from '../llm/types.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
-
-function useToolsDefinition(available: Array<{ name: string; summary: string }>): ToolDefinition {
-  const list = available.map((entry) => `- ${entry.name}: ${entry.summary}`).join('\n');
-  return {
-    name: USE_TOOLS,
-    description: `Activate more tools for the rest of this turn; their full schemas arrive with the next step. Available:\n${list}`,
-    parameters: {
-      type: 'object',
-      properties: {
-        names: {
-          type: 'array',
-          items: { type: 'string' },
-          minItems: 1,
-          description: 'Tool names to activate',
-        },
-      },
-      required: ['names'],
-      additionalProperties: false,
-    },
-  };
-}
+import { definitionOf, GROUPS_HEADING, summaryOf, USE_TOOLS, useToolsDefinition } from './tool-catalog.js';
 
 import { validateArguments } from './validate-arguments.js';
 
@@ -50,12 +30,20 @@ export type AfterToolCall = (
   ctx: ToolContext,
 ) => void;
 
-/** The name of the built-in activation tool the loop handles itself. */
-export const USE_TOOLS = 'use_tools';
+export { GROUPS_HEADING, USE_TOOLS } from './tool-catalog.js';
+
+interface Group {
+  /** Shown after the group's label; empty for none. */
+  summary: string;
+  members: string[];
+}
+
+const GROUP_SUFFIX = '__*';
 
 /** The tools Wren can offer a model, by name. Tools may come and go at run time (MCP servers). */
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
+  private readonly groups = new Map<string, Group>();
 
   register(tool: Tool): this {
     if (tool.name === USE_TOOLS) throw new Error(`${USE_TOOLS} is reserved`);
@@ -69,32 +57,6 @@ export class ToolRegistry {
     return this.tools.delete(name);
   }
 
-  /** Tools sent only on demand, as `name: one line` (the first sentence of the description). */
-  catalog(): Array<{ name: string; summary: string }> {
-    return [...this.tools.values()]
-      .filter((tool) => !tool.core)
-      .map((tool) => ({
-        name: tool.name,
-        summary: tool.description.split(/(?<=\.)\s|\n/)[0]!.slice(0, 120),
-      }));
-  }
-
-  /**
-   * The definitions for one request: every core tool plus the `active` ones, in registration order (stable,
-   * so provider caches hit), then `use_tools` when anything is left to activate.
-   */
-  requestDefinitions(active: ReadonlySet<string>): ToolDefinition[] {
-    const chosen = [...this.tools.values()].filter((tool) => tool.core || active.has(tool.name));
-    const definitions = chosen.map(({ name, description, parameters }) => ({
-      name,
-      description,
-      parameters,
-    }));
-    const rest = this.catalog().filter((entry) => !active.has(entry.name));
-    if (rest.length > 0) definitions.push(useToolsDefinition(rest));
-    return definitions;
-  }
-
   get(name: string): Tool | undefined {
     return this.tools.get(name);
   }
@@ -103,20 +65,76 @@ export class ToolRegistry {
     return [...this.tools.keys()];
   }
 
-  /** Definitions for the request, in registration order (stable, so provider caches hit). */
+  /** Every tool's definition, in registration order. */
   definitions(): ToolDefinition[] {
-    return [...this.tools.values()].map(({ name, description, parameters }) => ({
-      name,
-      description,
-      parameters,
-    }));
+    return [...this.tools.values()].map(definitionOf);
   }
 
   /**
-   * Runs one call end to end: lookup, argument validation, the optional `beforeToolCall` check, execution.
-   * Never throws: every failure (unknown tool, bad arguments, a denial, a thrown error, an abort) becomes an
-   * error result the model can read.
+   * Declares (or replaces) a group named `<label>__*` — an MCP server's tools — listed in the catalogue as
+   * `label (summary)` on one shared line; activating the group activates every member.
    */
+  setGroup(name: string, summary: string, members: string[]): void {
+    this.groups.set(name, { summary, members: [...members] });
+  }
+
+  deleteGroup(name: string): void {
+    this.groups.delete(name);
+  }
+
+  /** Members of a group (empty for an unknown group). */
+  groupMembers(name: string): string[] {
+    return [...(this.groups.get(name)?.members ?? [])];
+  }
+
+  /** On-demand tools by name with a one-line summary, plus one entry per group (what `use_tools` accepts). */
+  catalog(): Array<{ name: string; summary: string }> {
+    const single = [...this.tools.values()]
+      .filter((tool) => !tool.core)
+      .map((tool) => ({ name: tool.name, summary: summaryOf(tool.description) }));
+    return [...single, ...this.liveGroups().map(([name, group]) => ({ name, summary: group.summary }))];
+  }
+
+  /**
+   * The definitions for one request: every core tool plus the active ones (a group activates its members),
+   * in registration order (stable, so provider caches hit), then `use_tools` listing what is left: ungrouped
+   * tools one per line, groups together on one line.
+   */
+  requestDefinitions(active: ReadonlySet<string>): ToolDefinition[] {
+    const groups = this.liveGroups();
+    const expanded = new Set(active);
+    for (const [name, group] of groups)
+      if (active.has(name)) for (const member of group.members) expanded.add(member);
+    const grouped = new Set(groups.flatMap(([, group]) => group.members));
+    const definitions: ToolDefinition[] = [];
+    const rest: string[] = [];
+    for (const tool of this.tools.values()) {
+      if (tool.core || expanded.has(tool.name)) definitions.push(definitionOf(tool));
+      else if (!grouped.has(tool.name)) rest.push(`- ${tool.name}: ${summaryOf(tool.description)}`);
+    }
+    const pending = groups
+      .filter(([name, group]) => !active.has(name) && group.members.some((member) => !expanded.has(member)))
+      .map(([name, group]) => {
+        const label = name.endsWith(GROUP_SUFFIX) ? name.slice(0, -GROUP_SUFFIX.length) : name;
+        return group.summary ? `${label} (${group.summary})` : label;
+      });
+    if (pending.length > 0) rest.push(`- ${GROUPS_HEADING}: ${pending.join(', ')}`);
+    if (rest.length > 0) definitions.push(useToolsDefinition(rest));
+    return definitions;
+  }
+
+  private liveGroups(): Array<[string, Group]> {
+    return [...this.groups.entries()]
+      .map(([name, group]): [string, Group] => [
+        name,
+        {
+          ...group,
+          members: group.members.filter((member) => this.tools.get(member) && !this.tools.get(member)!.core),
+        },
+      ])
+      .filter(([, group]) => group.members.length > 0);
+  }
+
   async invoke(
     call: ToolCall,
     ctx: ToolContext,

@@ -1,6 +1,3 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { EndpointConfig } from './endpoint.js';
 
@@ -8,13 +5,14 @@ import type { EndpointConfig } from './endpoint.js';
  * Creates the AI SDK provider model for one endpoint's wire protocol, pointed at its base URL with its key
  * and headers. Keys are always passed explicitly (an empty string when the endpoint has none), so the SDKs
  * never fall back to reading `ANTHROPIC_API_KEY` or `GOOGLE_GENERATIVE_AI_API_KEY` from the environment.
- * Cheap and synchronous; no request is sent.
+ * No request is sent; each protocol's SDK module loads on first use, so start-up pays only for what is used.
  */
-export function createLanguageModel(endpoint: EndpointConfig): LanguageModelV3 {
+export async function createLanguageModel(endpoint: EndpointConfig): Promise<LanguageModelV3> {
   const baseURL = endpoint.baseUrl.replace(/\/+$/, '');
   const headers = endpoint.headers;
   switch (endpoint.protocol) {
-    case 'openai':
+    case 'openai': {
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       return createOpenAICompatible({
         name: 'openai-compatible',
         baseURL,
@@ -23,12 +21,17 @@ export function createLanguageModel(endpoint: EndpointConfig): LanguageModelV3 {
         includeUsage: true,
         transformRequestBody: usesMaxCompletionTokens(baseURL) ? renameMaxTokens : undefined,
       }).chatModel(endpoint.model);
-    case 'anthropic':
+    }
+    case 'anthropic': {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
       return createAnthropic({ baseURL, apiKey: endpoint.apiKey ?? '', headers }).messages(endpoint.model);
-    case 'gemini':
+    }
+    case 'gemini': {
+      const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
       return createGoogleGenerativeAI({ baseURL, apiKey: endpoint.apiKey ?? '', headers }).chat(
         endpoint.model,
       );
+    }
   }
 }
 

@@ -45,7 +45,7 @@ export async function* streamEndpoint(
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   const state: StreamState = { text: '', toolCalls: [] };
   try {
-    const model = createLanguageModel(endpoint);
+    const model = await createLanguageModel(endpoint);
     const { stream } = await model.doStream(toCallOptions(endpoint, request, deadline.signal));
     reader = stream.getReader();
     let finish: FinishPart | undefined;

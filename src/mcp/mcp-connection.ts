@@ -1,12 +1,36 @@
 import { createWriteStream, renameSync, statSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpCallResult } from './map-call-result.js';
+
+/** The SDK is loaded when the first server connects, so a Wren without MCP servers never pays for it. */
+let sdk:
+  | Promise<{
+      Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
+      SSEClientTransport: typeof import('@modelcontextprotocol/sdk/client/sse.js').SSEClientTransport;
+      StdioClientTransport: typeof import('@modelcontextprotocol/sdk/client/stdio.js').StdioClientTransport;
+      StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+      ToolListChangedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ToolListChangedNotificationSchema;
+    }>
+  | undefined;
+function loadSdk() {
+  sdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/sse.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([client, sse, stdio, http, types]) => ({
+    Client: client.Client,
+    SSEClientTransport: sse.SSEClientTransport,
+    StdioClientTransport: stdio.StdioClientTransport,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+  }));
+  return sdk;
+}
+
 import type { McpServerConfig, McpSettings } from './mcp-config.js';
 
 /** A tool as the server lists it. */
@@ -138,6 +162,7 @@ export class McpConnection {
       }
       this.client = client;
       client.onclose = () => this.lost(attempt, client!);
+      const { ToolListChangedNotificationSchema } = await loadSdk();
       client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
         if (attempt !== this.generation) return;
         try {
@@ -184,6 +209,8 @@ export class McpConnection {
 
   private async open(signal: AbortSignal): Promise<Client> {
     const { config } = this;
+    const { Client, SSEClientTransport, StdioClientTransport, StreamableHTTPClientTransport } =
+      await loadSdk();
     const timeout = this.options.settings.connectTimeoutMs;
     const make = () => new Client({ name: 'wren', version: this.options.clientVersion ?? '0.1.0' });
     if (config.transport === 'stdio') {

@@ -22,7 +22,7 @@ describe('fake LLM server: non-streaming JSON through the real SDK parsers', () 
         toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }],
         usage: { input: 12, output: 5 },
       });
-      const result = await createLanguageModel(llm.endpoint(protocol)).doGenerate({ prompt: PROMPT });
+      const result = await (await createLanguageModel(llm.endpoint(protocol))).doGenerate({ prompt: PROMPT });
       expect(llm.lastRequest?.stream).toBe(false);
       expect(result.content).toEqual(
         expect.arrayContaining([
@@ -40,7 +40,7 @@ describe('fake LLM server: non-streaming JSON through the real SDK parsers', () 
     '%s errors carry status, body and Retry-After',
     async (protocol) => {
       llm.script({ status: 429, retryAfter: '5', errorMessage: 'Too many requests' });
-      const error = await createLanguageModel(llm.endpoint(protocol))
+      const error = await (await createLanguageModel(llm.endpoint(protocol)))
         .doGenerate({ prompt: PROMPT })
         .then(
           () => undefined,

@@ -65,7 +65,12 @@ export async function runChat(options: ChatOptions): Promise<number> {
     });
     return EXIT.ok;
   } finally {
+    // Closing may wait a few seconds for a consolidation; another Ctrl+C leaves at once (its work is
+    // crash-safe and resumes at the next start).
+    const leave = () => process.exit(EXIT.ok);
+    process.once('SIGINT', leave);
     await app.close(5_000);
+    process.off('SIGINT', leave);
   }
 }
 

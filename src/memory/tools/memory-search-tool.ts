@@ -8,10 +8,10 @@ const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'use YYYY-MM-DD');
 
 const parameters = z
   .object({
-    query: z.string().min(1).describe('Words to look for (names, topics); not a question'),
-    since: date.optional().describe('Only from this day on (YYYY-MM-DD), e.g. 2026-03-01 for "in March"'),
-    until: date.optional().describe('Only up to this day (YYYY-MM-DD, inclusive)'),
-    limit: z.number().int().min(1).max(30).optional().describe('Results per source (default 8)'),
+    query: z.string().min(1).describe('Keywords, not a question'),
+    since: date.optional().describe('From day (YYYY-MM-DD)'),
+    until: date.optional().describe('To day, inclusive'),
+    limit: z.number().int().min(1).max(30).optional().describe('Default 8'),
   })
   .strict();
 
@@ -27,7 +27,7 @@ export function createMemorySearchTool(deps: {
   return {
     name: 'memory_search',
     description:
-      'Search past conversations (all sessions) and HISTORY.md for what the owner said or did, e.g. "what did I tell you about X in March". Returns dated excerpts, best match first.',
+      'Search past conversations and HISTORY.md (e.g. "what did I say about X in March"); returns dated excerpts.',
     parameters: toolSchema(parameters),
     risk: 'safe',
     core: true,

@@ -9,10 +9,8 @@ import { missingMatchHint } from './closest-line.js';
 
 const parameters = z
   .object({
-    path: z.string().describe('File path relative to the workspace'),
-    old_text: z
-      .string()
-      .describe('The exact text to replace, as it appears in the file (include enough lines to be unique)'),
+    path: z.string().describe('Path in the workspace'),
+    old_text: z.string().describe('Exact text to replace (unique)'),
     new_text: z.string().describe('The replacement text'),
     replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one'),
   })

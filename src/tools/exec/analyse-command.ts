@@ -1,4 +1,3 @@
-import { parse } from 'sh-syntax';
 import { walkScript } from './shell-commands.js';
 import { checkScript, type Findings } from './shell-danger.js';
 import type { ShellContext } from './shell-paths.js';
@@ -37,6 +36,8 @@ export async function analyseCommand(command: string, ctx: ShellContext): Promis
     return { ...analysis, parseError: `the command is longer than ${MAX_COMMAND_CHARS} characters` };
   if (command.includes('\0')) return { ...analysis, parseError: 'the command contains a NUL byte' };
   try {
+    // The wasm parser loads on the first command, not at start-up.
+    const { parse } = await import('sh-syntax');
     await parse(command);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -32,16 +32,10 @@ export interface ExecToolOptions {
 
 const parameters = z
   .object({
-    command: z.string().describe('The shell command (bash syntax) to run'),
-    cwd: z
-      .string()
-      .optional()
-      .describe('Folder to run in, relative to the workspace (default: the workspace itself)'),
-    timeout: z.number().int().min(1).max(3600).optional().describe('Seconds before the command is stopped'),
-    network: z
-      .boolean()
-      .optional()
-      .describe('Allow network access when commands run sandboxed (ignored without a sandbox)'),
+    command: z.string().describe('bash command'),
+    cwd: z.string().optional().describe('Folder in the workspace (default: its root)'),
+    timeout: z.number().int().min(1).max(3600).optional().describe('Seconds'),
+    network: z.boolean().optional().describe('Allow network in the sandbox'),
   })
   .strict();
 
@@ -66,7 +60,7 @@ export function createExecTool(options: ExecToolOptions): Tool {
   return {
     name: 'exec',
     description:
-      'Run a shell command (bash) in the workspace and return its output (stdout and stderr together). Long output is cut to its start and end; the full text is saved to a file whose path is returned.',
+      'Run a bash command in the workspace; returns stdout+stderr (long output cut, full text saved to a file).',
     parameters: toolSchema(parameters),
     risk: 'sensitive',
     core: true,

@@ -1,4 +1,3 @@
-import { Agent, request } from 'undici';
 import { type AddressGuard, AddressRefusedError, type Resolve, systemResolve } from './address-guard.js';
 import { displayUrl, FetchError, parseTargetUrl, portOf } from './target-url.js';
 
@@ -176,6 +175,8 @@ export async function safeFetch(
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
   const resolve = options.resolve ?? systemResolve;
+  // undici loads on the first fetch, not at start-up.
+  const { Agent, request } = await import('undici');
   const redirects: URL[] = [];
   const first = parseTargetUrl(target);
   let url = first.url;

@@ -12,15 +12,15 @@ const READ_CAP_BYTES = 16 * 1024 * 1024;
 
 const parameters = z
   .object({
-    path: z.string().describe('File path relative to the workspace'),
-    offset: z.number().int().min(1).optional().describe('First line to return (1-based)'),
+    path: z.string().describe('Path in the workspace'),
+    offset: z.number().int().min(1).optional().describe('First line (1-based)'),
     limit: z.number().int().min(1).optional().describe('How many lines to return'),
     char_offset: z
       .number()
       .int()
       .min(1)
       .optional()
-      .describe('For a line longer than the read cap: first character of that line to return (1-based)'),
+      .describe('In a line longer than the cap: first character'),
   })
   .strict();
 
@@ -36,8 +36,7 @@ function looksBinary(buffer: Buffer): boolean {
 export function createReadFileTool(roots: () => string[]): Tool {
   return {
     name: 'read_file',
-    description:
-      'Read a text file (or the text of a PDF) from the workspace. Use offset/limit (lines) to page through long files.',
+    description: 'Read a workspace text file (or PDF text); page long files with offset/limit (lines).',
     parameters: toolSchema(parameters),
     risk: 'safe',
     core: true,

@@ -1,5 +1,4 @@
 import type { SafeResponse } from '../net/safe-fetch.js';
-import { htmlToMarkdown } from './html-to-markdown.js';
 
 /** A response turned into text for the model. */
 export interface RenderedPage {
@@ -97,7 +96,7 @@ export function formatBytes(bytes: number): string {
  * Renders a response for the model: HTML as readable Markdown, JSON and text as they are, anything else
  * described in one line (type and size) instead of dumped. Never throws.
  */
-export function renderResponse(response: SafeResponse): RenderedPage {
+export async function renderResponse(response: SafeResponse): Promise<RenderedPage> {
   const skipped = response.body.length === 0 && isBinaryType(response.contentType);
   const kind = skipped ? 'binary' : kindOf(response.contentType, response.body);
   if (kind === 'binary') {
@@ -112,6 +111,8 @@ export function renderResponse(response: SafeResponse): RenderedPage {
   }
   const text = decode(response.body, response.charset, kind);
   if (kind !== 'html') return { kind, text };
+  // linkedom, Readability and turndown load on the first HTML page, not at start-up.
+  const { htmlToMarkdown } = await import('./html-to-markdown.js');
   const page = htmlToMarkdown(text, response.url.href);
   return { kind, ...(page.title ? { title: page.title } : {}), text: page.markdown };
 }

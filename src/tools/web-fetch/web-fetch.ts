@@ -11,13 +11,8 @@ import { formatBytes, isBinaryType, type RenderedPage, renderResponse } from './
 
 const parameters = z
   .object({
-    url: z.string().min(1).describe('The http(s) URL to fetch'),
-    offset: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe('Character offset to continue a long page from (given at the end of the previous result)'),
+    url: z.string().min(1).describe('http(s) URL'),
+    offset: z.number().int().min(0).optional().describe('Continue a long page from this offset'),
   })
   .strict();
 
@@ -91,7 +86,7 @@ export function createWebFetchTool(config: WebConfig['fetch'], deps: WebFetchDep
     );
     const { url: final, status, truncated, contentType, redirects } = response;
     const entry = {
-      page: renderResponse(response),
+      page: await renderResponse(response),
       response: { url: final, status, truncated, contentType, redirects, bytes: response.body.length },
       at: now(),
     };
@@ -161,7 +156,7 @@ export function createWebFetchTool(config: WebConfig['fetch'], deps: WebFetchDep
   return {
     name: 'web_fetch',
     description:
-      'Fetch a web page (http/https) and return it as readable Markdown; JSON and plain text are returned as they are. Long pages come in pieces: pass the offset given at the end to continue.',
+      'Fetch an http(s) page as Markdown (JSON and text as they are). Long pages come in pieces: pass the offset given at the end.',
     parameters: toolSchema(parameters),
     risk: 'moderate',
     core: true,

@@ -1,4 +1,3 @@
-import { parseHTML } from 'linkedom';
 import { type SafeResponse, safeFetch } from '../net/safe-fetch.js';
 import { FetchError } from '../net/target-url.js';
 import type { SearchProvider } from '../web-config.js';
@@ -162,6 +161,7 @@ async function duckduckgo(request: ProviderRequest, signal?: AbortSignal): Promi
   const url = new URL('/html/', request.baseUrl);
   url.search = new URLSearchParams({ q: request.query }).toString();
   const response = await call('duckduckgo', url.href, request, { headers: { accept: 'text/html' } }, signal);
+  const { parseHTML } = await import('linkedom');
   const { document } = parseHTML(response.body.toString('utf8'));
   const results: SearchResult[] = [];
   for (const result of document.querySelectorAll('.result')) {
