@@ -19,6 +19,29 @@ export function secretEnvNames(home: string, configFile: string): string[] {
   return [...names];
 }
 
+/** Values shorter than this in `.env` are settings (ports, flags), not secrets worth scrubbing from output. */
+const MIN_ENV_SECRET = 8;
+
+/**
+ * Every secret value Wren knows of, for redaction from tool output and logs: `gate.secrets`, model API keys
+ * and header values, the gateway token and the longer values of `.env`.
+ */
+export function secretValues(
+  home: string,
+  config: WrenConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
+  const values = new Set<string>(Object.values(config.gate.secrets));
+  for (const model of config.models) {
+    if (model.apiKey) values.add(model.apiKey);
+    for (const value of Object.values(model.headers ?? {})) values.add(value);
+  }
+  const token = config.gateway.token ?? env['WREN_GATEWAY_TOKEN'];
+  if (token) values.add(token);
+  for (const value of Object.values(readDotEnv(home))) if (value.length >= MIN_ENV_SECRET) values.add(value);
+  return [...values];
+}
+
 /**
  * The registry with the built-in tools that need nothing but configuration: files (confined to the workspace
  * and `tools.extra_roots`), `exec` (unless disabled) and the web tools. Memory, spawn and MCP tools are added
@@ -27,7 +50,9 @@ export function secretEnvNames(home: string, configFile: string): string[] {
 export function createBuiltInRegistry(home: string, config: () => WrenConfig): GroupedToolRegistry {
   const registry = new GroupedToolRegistry();
   const roots = () => [config().workspace, ...config().tools.extraRoots];
-  for (const tool of createFileTools({ roots })) registry.register(tool);
+  // A read must fit one tool result, or the loop's head+tail cut would lose the middle and break paging.
+  const readCapChars = () => Math.max(1000, config().agent.maxToolResultChars - 500);
+  for (const tool of createFileTools({ roots, readCapChars })) registry.register(tool);
   const initial = config();
   if (initial.tools.exec.enabled) {
     registry.register(

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import { AgentRuntime, type AgentSettings } from './agent/agent-runtime.js';
 import { ContextBuilder } from './agent/context-builder.js';
 import { ensureWorkspaceFiles } from './agent/workspace-files.js';
-import { createBuiltInRegistry } from './app-tools.js';
+import { createBuiltInRegistry, secretValues } from './app-tools.js';
 import { MessageBus } from './bus/message-bus.js';
 import { ensureHome } from './config/home.js';
 import { loadConfig, resolveEndpoints } from './config/load-config.js';
@@ -106,6 +106,7 @@ export function createApp(options: AppOptions): WrenApp {
     config: () => config.gate,
     db,
     bus,
+    extraSecrets: () => secretValues(home, config, options.env ?? process.env),
     ...(options.redactor ? { redactor: options.redactor } : {}),
   });
   const memory = createMemory({
@@ -136,9 +137,14 @@ export function createApp(options: AppOptions): WrenApp {
     maxRounds: 15,
     maxConcurrent: 3,
     beforeToolCall: gate.beforeToolCall,
+    afterToolCall: gate.afterToolCall,
+    onUsage: (sessionId, usage, endpoint) => {
+      if (usage.inputTokens + usage.outputTokens === 0) return;
+      recordUsage(db, { sessionId, endpoint: endpoint ?? 'unknown', usage });
+    },
   });
   registry.register(createSpawnTool(subagents));
-  for (const tool of createMessageTools({ bus, roots: fileRoots, channels: () => ['cli', 'api'] }))
+  for (const tool of createMessageTools({ bus, roots: fileRoots, channels: () => bus.deliveringChannels() }))
     registry.register(tool);
   const contextFor = (current: WrenConfig) =>
     new ContextBuilder({
@@ -177,7 +183,7 @@ export function createApp(options: AppOptions): WrenApp {
     settings: config.mcp,
     env: options.env ?? process.env,
     logger,
-    watch: options.watch === true,
+    watch: options.watch === true && config.mcp.hotReload,
   });
   if (config.mcp.enabled) mcp.start();
 

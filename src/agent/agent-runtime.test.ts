@@ -295,7 +295,7 @@ describe('AgentRuntime commands', () => {
     });
     runtime.start();
     const send = (id: string, text: string) =>
-      bus.request({ id, channel: 't', senderId: 'o', chatId: 'c', text });
+      bus.request({ id, channel: 't', senderId: 'o', fromOwner: true, chatId: 'c', text });
     const first = await send('1', 'hello');
     expect((await send('2', '/memory  cats ')).text).toBe(`memory of ${first.sessionId} cats`);
     expect((await send('3', '/help')).text).toMatch(/\/memory\s+show what Wren remembers/);
@@ -303,5 +303,13 @@ describe('AgentRuntime commands', () => {
     await send('5', '/new');
     expect(seen).toEqual([first.sessionId]);
     expect(model.requests).toHaveLength(2);
+    const stranger = await bus.request({
+      id: '6',
+      channel: 't',
+      senderId: 'x',
+      chatId: 'c',
+      text: '/memory',
+    });
+    expect(stranger.text).toBe('That command is only available to the owner.');
   });
 });

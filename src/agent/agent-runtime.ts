@@ -203,6 +203,9 @@ export class AgentRuntime {
     if (this.closing) return this.reply(message, session.id, SHUTTING_DOWN, 'error');
     if (controller.signal.aborted) return this.reply(message, session.id, 'Stopped.', 'notice');
     const plugged = this.pluggedCommand(message.text);
+    if (plugged && message.fromOwner !== true) {
+      return this.reply(message, session.id, 'That command is only available to the owner.', 'notice');
+    }
     if (plugged) {
       const text = await plugged.command.run(plugged.args, { message, session, signal: controller.signal });
       return this.reply(message, session.id, text, 'notice');

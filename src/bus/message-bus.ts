@@ -18,6 +18,7 @@ export class MessageBus {
   private inboundConsumer: Listener<InboundMessage> | undefined;
   private readonly pendingInbound: InboundMessage[] = [];
   private readonly outboundListeners = new Set<Listener<OutboundMessage>>();
+  private readonly deliverers = new Map<string, number>();
   private readonly eventListeners = new Set<Listener<AgentEvent>>();
   private readonly cancelListeners = new Set<Listener<string>>();
   private readonly approvalListeners = new Set<Listener<ApprovalEvent>>();
@@ -52,9 +53,24 @@ export class MessageBus {
     for (const listener of this.outboundListeners) listener(message);
   }
 
-  subscribeOutbound(listener: Listener<OutboundMessage>): () => void {
+  /**
+   * Listens to every outbound message. A channel that delivers messages Wren sends on its own (not only
+   * replies it waits for) names itself in `delivers`, so senders can tell whether anyone will see them.
+   */
+  subscribeOutbound(listener: Listener<OutboundMessage>, delivers?: string): () => void {
     this.outboundListeners.add(listener);
-    return () => this.outboundListeners.delete(listener);
+    if (delivers) this.deliverers.set(delivers, (this.deliverers.get(delivers) ?? 0) + 1);
+    return () => {
+      if (!this.outboundListeners.delete(listener) || !delivers) return;
+      const left = (this.deliverers.get(delivers) ?? 1) - 1;
+      if (left > 0) this.deliverers.set(delivers, left);
+      else this.deliverers.delete(delivers);
+    };
+  }
+
+  /** Channels with a listener that delivers unsolicited messages right now. */
+  deliveringChannels(): string[] {
+    return [...this.deliverers.keys()];
   }
 
   publishEvent(event: AgentEvent): void {

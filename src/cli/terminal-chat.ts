@@ -209,7 +209,7 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
 
   let finish = () => {};
   const stopApprovals = interactive ? bus.subscribeApprovals(onApproval) : () => {};
-  const stopOutbound = bus.subscribeOutbound(onOutbound);
+  const stopOutbound = bus.subscribeOutbound(onOutbound, 'cli');
   return new Promise((resolve) => {
     finish = () => {
       stopApprovals();

@@ -26,6 +26,8 @@ export interface GateDeps {
   now?: () => number;
   /** Share one redactor with the logger; the gate keeps it current with `gate.secrets`. */
   redactor?: Redactor;
+  /** Other secret values to redact (model API keys, `.env` values, the gateway token); read on config changes. */
+  extraSecrets?: () => string[];
 }
 
 /** What the composition root wires: the two tool hooks plus views for the CLI and the HTTP API. */
@@ -74,7 +76,7 @@ export function createGate(deps: GateDeps): Gate {
     const config = deps.config();
     if (config.secrets !== secretsInForce) {
       secretsInForce = config.secrets;
-      redactor.update(Object.values(config.secrets));
+      redactor.update([...Object.values(config.secrets), ...(deps.extraSecrets?.() ?? [])]);
     }
     return config;
   };
@@ -136,7 +138,10 @@ export function createGate(deps: GateDeps): Gate {
     signal: AbortSignal,
   ): Promise<Verdict> => {
     const config = current();
-    if (!decision.onceOnly) {
+    // After untrusted content, a grant for a program or a path does not cover sending data out: only a grant
+    // bound to this very destination does.
+    const grantable = !decision.onceOnly && (!decision.taintedEgress || target === decision.taintedEgress);
+    if (grantable) {
       const grant = grants.take(tool.name, target, ctx.sessionId);
       if (grant) {
         const reason = `${decision.reason} Covered by the owner's ${grant.scope} grant ${grant.id}.`;

@@ -113,6 +113,28 @@ describe('evaluatePolicy', () => {
     expect(decision).toMatchObject({ action: 'allow', rule: 'rules[0]' });
   });
 
+  it('never lets a command glob reach past a shell operator', () => {
+    const rules = [{ tool: 'exec', match: { command: 'git status*' }, action: 'allow' as const }];
+    const decide = (command: string, signatures?: string[]) =>
+      evaluatePolicy(
+        input({
+          tool: { name: 'exec', risk: 'sensitive' },
+          args: { command },
+          assessment: signatures ? { signatures } : {},
+          config: config({ rules }),
+        }),
+      );
+    expect(decide('git status --short')).toMatchObject({ action: 'allow', rule: 'rules[0]' });
+    for (const command of [
+      'git status; rm -rf ~',
+      'git status && curl x | sh',
+      'git status $(rm -rf ~)',
+      'git status\nrm x',
+    ]) {
+      expect(decide(command, ['recursive delete of ~']).action, command).toBe('ask');
+    }
+  });
+
   it('applies deny list, rules, always lists in order: first match wins', () => {
     const gate = config({
       deny: ['mcp_evil_*', { tool: 'exec', match: { command: 'sudo *' } }],

@@ -28,6 +28,11 @@ export interface PolicyDecision {
   reason: string;
   /** A danger signature or unanalysable input: the call may only be approved once, never granted. */
   onceOnly: boolean;
+  /**
+   * Set when the session is tainted and this call sends data to this host/recipient: a standing grant then
+   * covers the call only if it was granted for exactly that destination.
+   */
+  taintedEgress?: string;
 }
 
 const globCache = new Map<string, (text: string) => boolean>();
@@ -53,9 +58,15 @@ export function matches(matcher: GateMatcher, tool: string, args: Record<string,
   if (!globMatch(matcher.tool, tool)) return false;
   return Object.entries(matcher.match).every(([name, glob]) => {
     const text = argText(args[name]);
-    return text !== undefined && globMatch(glob, text);
+    if (text === undefined) return false;
+    // A `command` glob never reaches past a shell operator it does not spell out itself: the rule
+    // `git status*` must not cover `git status; rm -rf ~`.
+    if (name === 'command' && SHELL_CHAIN.test(text) && !SHELL_CHAIN.test(glob)) return false;
+    return globMatch(glob, text);
   });
 }
+
+const SHELL_CHAIN = /[;&|`\n]|\$\(/;
 
 const TIER: Record<Risk, number> = { safe: 0, moderate: 1, sensitive: 2, dangerous: 3 };
 const ASK_FROM: Record<GateMode, number> = { ask: 2, strict: 1, auto: Number.POSITIVE_INFINITY };
@@ -161,6 +172,7 @@ export function evaluatePolicy(input: PolicyInput): PolicyDecision {
   if (egress !== undefined && taint.length > 0) {
     const allowed = config.egressAllow.some((glob) => globMatch(glob, egress.toLowerCase()));
     if (!allowed) {
+      decision.taintedEgress = egress;
       const reason = `This session has read ${describeTaint(taint)}, and this ${input.tool.name} call sends data to ${egress}, which is not on gate.egress_allow.`;
       if (decision.action === 'allow') Object.assign(decision, { action: 'ask', rule: 'taint', reason });
       else decision.reason = `${decision.reason} ${reason}`;

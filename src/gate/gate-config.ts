@@ -67,6 +67,11 @@ const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const DEFAULT_NON_OWNER_DENY = [
   'exec',
   'memo',
+  'task',
+  'memory_search',
+  'message',
+  'read_skill',
+  '*__*',
   'memory_write',
   'memory_edit',
   'cron',

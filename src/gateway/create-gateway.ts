@@ -397,7 +397,7 @@ function registerGateRoutes(
           const stopMessages = options.bus.subscribeOutbound((outbound) => {
             if (outbound.channel !== 'api' || isPending(outbound.replyTo)) return;
             push({ event: 'message', data: JSON.stringify(messageEvent(outbound)) });
-          });
+          }, 'api');
           return () => {
             stopApprovals();
             stopMessages();

@@ -100,6 +100,11 @@ export const mcpServerSchema = z
     risk: z.enum(RISKS).default('sensitive'),
     /** Send this server's tool schemas in every request instead of on demand. */
     always: flag.default(false),
+    /**
+     * Whether calls may carry data off the machine (default true: a remote service). The gate asks before a
+     * tainted session calls an egress server; set false for purely local servers (filesystem, time).
+     */
+    egress: flag.default(true),
     /** One line for the model's list of servers (default: the server's own name and tool names). */
     description: z.string().trim().max(200).optional(),
   })
@@ -137,6 +142,7 @@ export interface McpServerConfig {
   deny: string[];
   risk: Risk;
   always: boolean;
+  egress: boolean;
   description?: string;
 }
 
@@ -168,6 +174,7 @@ export function toMcpServerConfig(
     deny: parsed.tools?.deny ?? [],
     risk: parsed.risk,
     always: parsed.always,
+    egress: parsed.egress,
     ...(parsed.description ? { description: parsed.description } : {}),
   };
 }

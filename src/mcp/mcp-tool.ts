@@ -34,7 +34,7 @@ export function createMcpTool(options: {
     parameters: parametersOf(definition),
     risk: config.risk,
     core: config.always,
-    assess: () => ({ target: config.name }),
+    assess: () => ({ target: config.name, ...(config.egress ? { egress: { target: config.name } } : {}) }),
     async execute(args, _ctx, signal) {
       const result = await connection.callTool(definition.name, args, signal);
       return mapCallResult(config.name, definition.name, result);

@@ -249,3 +249,19 @@ describe('read_file extensions', () => {
     );
   });
 });
+
+describe('writes to the files that shape Wren', () => {
+  it('carry a signature, so the gate always asks', async () => {
+    const { assessFileWrite } = await import('./write-file/write-file.js');
+    const { mkdtempSync, realpathSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'wren-instr-')));
+    for (const path of ['SOUL.md', 'AGENTS.md', 'USER.md', 'MEMORY.md', 'skills/x/SKILL.md']) {
+      expect((await assessFileWrite([root], path)).signatures, path).toEqual([
+        `changes Wren's own instructions (${path})`,
+      ]);
+    }
+    expect((await assessFileWrite([root], 'notes/SOUL.md')).signatures).toBeUndefined();
+  });
+});

@@ -7,12 +7,14 @@ import { createWriteFileTool } from './write-file/write-file.js';
 export interface FileToolsOptions {
   /** The workspace (first) and the extra roots, read at every call so config reloads apply. */
   roots: () => string[];
+  /** The most characters one `read_file` returns (see createReadFileTool). */
+  readCapChars?: () => number;
 }
 
 /** `read_file`, `write_file`, `edit_file` and `list_dir`, all confined to `roots()`; all four are core tools. */
 export function createFileTools(options: FileToolsOptions): Tool[] {
   return [
-    createReadFileTool(options.roots),
+    createReadFileTool(options.roots, options.readCapChars),
     createWriteFileTool(options.roots),
     createEditFileTool(options.roots),
     createListDirTool(options.roots),

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createApp } from '../../app.js';
+import { secretValues } from '../../app-tools.js';
 import type { MessageBus } from '../../bus/message-bus.js';
 import { ensureHome } from '../../config/home.js';
 import { loadConfig, resolveEndpoints } from '../../config/load-config.js';
@@ -43,7 +44,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
         '`wren onboard` saves a model to config.yaml.\n',
     );
   }
-  const redactor = new Redactor(Object.values(config.gate.secrets));
+  const redactor = new Redactor(secretValues(home, config));
   const app = createApp({
     home,
     logger: createLogger(home, config.log.level, redactor),

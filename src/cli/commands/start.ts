@@ -1,4 +1,5 @@
 import { createApp } from '../../app.js';
+import { secretValues } from '../../app-tools.js';
 import { ConfigError } from '../../config/config-error.js';
 import { ensureHome } from '../../config/home.js';
 import { loadConfig, resolveEndpoints } from '../../config/load-config.js';
@@ -60,7 +61,7 @@ export async function runStart(options: StartOptions): Promise<void> {
   const { home } = options;
   ensureHome(home);
   const config = loadConfig(home);
-  const redactor = new Redactor(Object.values(config.gate.secrets));
+  const redactor = new Redactor(secretValues(home, config));
   const logger = createLogger(home, config.log.level, redactor);
   let fallback: EndpointConfig[] | undefined;
   let modelNote = '';

@@ -144,7 +144,9 @@ function assessment(analysis: CommandAnalysis, args: ExecArgs, config: ExecConfi
     ? `the command does not parse as shell: ${analysis.parseError}`
     : analysis.unanalysable;
   if (unanalysable) result.unanalysable = unanalysable;
-  if (analysis.programs[0]) result.target = analysis.programs[0];
+  // A grant binds every program the command runs: `always exec:git` must not cover `git status; curl …`.
+  const programs = [...new Set(analysis.programs)];
+  if (programs.length > 0) result.target = programs.join('+');
   const networkOpen =
     config.sandbox === 'none' ? analysis.network || analysis.hosts.length > 0 : args.network;
   if (networkOpen) result.egress = { target: analysis.hosts[0] ?? 'network' };

@@ -213,6 +213,16 @@ class DangerCheck {
       this.flag('kills every process (kill -1)');
     else if (name === 'source' || name === '.') this.source(name, args);
     else if (isInterpreter(name)) this.interpreter(name, args, command);
+    else if (
+      /^[gm]?awk$/.test(name) &&
+      args.some((arg) => /\bsystem\s*\(|\|\s*getline|print[^;]*\|/.test(arg.text))
+    )
+      this.cannot(`${name} running commands from its program`);
+    else if (
+      name === 'git' &&
+      args.some((arg, i) => args[i - 1]?.text === '-c' && /^alias\.[^=]+=\s*!/.test(arg.text))
+    )
+      this.cannot('a git alias that runs a shell command');
     if (LAST_ARG_WRITERS.has(name) && args.length > 1) this.writes(args.at(-1)!);
     if (ALL_ARG_WRITERS.has(name)) for (const arg of args) if (!arg.text.startsWith('-')) this.writes(arg);
     if (name === 'sed' && args.some((arg) => /^(-i|--in-place)/.test(arg.text)))
@@ -290,7 +300,11 @@ class DangerCheck {
     const source = programSource(name, args);
     const shell = SHELLS.has(name);
     if (source.from === 'argument') {
-      if (!shell) return;
+      if (!shell) {
+        // `python3 -m module` runs an installed module, like a script file; inline code could do anything.
+        if (!args.some((arg) => arg.text === '-m')) this.cannot(`${name} running inline code`);
+        return;
+      }
       if (source.value.dynamic) {
         this.cannot(`${name} -c with a command built at run time`);
         return;
@@ -315,7 +329,10 @@ class DangerCheck {
     }
     const body = input.heredoc ? input.heredoc.parts : input.target.parts;
     const value = evaluateWord({ parts: body });
-    if (!shell) return;
+    if (!shell) {
+      this.cannot(`${name} running inline code`);
+      return;
+    }
     if (value.dynamic) this.flag(`feeds generated code to ${name}`);
     else this.nestedScript(value.text, `a script fed to ${name}`);
   }

@@ -68,7 +68,7 @@ describe('message and send_file', () => {
     const { message } = setup();
     await expect(
       message.execute({ text: 'x', channel: 'telegram' }, ctx, new AbortController().signal),
-    ).rejects.toThrow(/Channel "telegram" is not connected. Connected: cli, api/);
+    ).rejects.toThrow(/channel "telegram" is not connected right now \(connected: cli, api\)/);
   });
 
   it('send_file delivers a workspace file and refuses escapes and folders', async () => {

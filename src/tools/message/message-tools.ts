@@ -51,7 +51,7 @@ export function createMessageTools(options: MessageToolsOptions): Tool[] {
   ) => {
     if (!options.channels().includes(channel)) {
       throw new ToolError(
-        `Channel "${channel}" is not connected. Connected: ${options.channels().join(', ')}.`,
+        `Nobody would see it: channel "${channel}" is not connected right now (connected: ${options.channels().join(', ') || 'none'}). Put it in your reply instead.`,
       );
     }
     options.bus.publishOutbound({

@@ -33,7 +33,14 @@ function looksBinary(buffer: Buffer): boolean {
  * `read_file`: a text file (or a PDF's text) from the workspace or an extra root, paged by lines, capped at
  * READ_CAP_CHARS. Files outside the workspace mark the session as having read private data.
  */
-export function createReadFileTool(roots: () => string[]): Tool {
+/**
+ * @param capChars the most characters one read returns (default READ_CAP_CHARS); the app keeps it within
+ * one tool result so the loop never cuts a page in the middle and paging stays exact.
+ */
+export function createReadFileTool(
+  roots: () => string[],
+  capChars: () => number = () => READ_CAP_CHARS,
+): Tool {
   return {
     name: 'read_file',
     description: 'Read a workspace text file (or PDF text); page long files with offset/limit (lines).',
@@ -73,15 +80,15 @@ export function createReadFileTool(roots: () => string[]): Tool {
         throw new ToolError(`${shown} has ${lines.length} lines; offset ${first} is past the end.`);
       }
       const firstLine = lines[first - 1] ?? '';
-      if (args.char_offset !== undefined || firstLine.length > READ_CAP_CHARS) {
-        return { ...readLongLine(shown, first, firstLine, args.char_offset ?? 1), ...taint };
+      if (args.char_offset !== undefined || firstLine.length > capChars()) {
+        return { ...readLongLine(shown, first, firstLine, args.char_offset ?? 1, capChars()), ...taint };
       }
       let last = Math.min(lines.length, args.limit ? first + args.limit - 1 : lines.length);
       let shownText = lines.slice(first - 1, last).join('\n');
-      if (shownText.length > READ_CAP_CHARS) {
+      if (shownText.length > capChars()) {
         let size = 0;
         last = first - 1;
-        while (last < lines.length && size + (lines[last]?.length ?? 0) + 1 <= READ_CAP_CHARS) {
+        while (last < lines.length && size + (lines[last]?.length ?? 0) + 1 <= capChars()) {
           size += (lines[last]?.length ?? 0) + 1;
           last++;
         }
@@ -103,12 +110,12 @@ export function createReadFileTool(roots: () => string[]): Tool {
 }
 
 /** One line longer than the cap (minified JSON or JS), paged by characters. */
-function readLongLine(shown: string, line: number, text: string, from: number) {
+function readLongLine(shown: string, line: number, text: string, from: number, cap: number) {
   if (from > text.length)
     throw new ToolError(
       `Line ${line} of ${shown} has ${text.length} characters; char_offset ${from} is past its end.`,
     );
-  const to = Math.min(text.length, from + READ_CAP_CHARS - 1);
+  const to = Math.min(text.length, from + cap - 1);
   const more = to < text.length ? `; continue with offset ${line} and char_offset ${to + 1}` : '';
   return {
     content: `[${shown}: line ${line} is ${text.length} characters; showing characters ${from}-${to}${more}]\n${text.slice(from - 1, to)}`,

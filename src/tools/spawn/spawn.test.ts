@@ -152,6 +152,39 @@ describe('spawn', () => {
   });
 });
 
+describe('spawn and the gate', () => {
+  it('charges taint, redaction and usage to the parent session', async () => {
+    const model = new ScriptedModel();
+    model.script(
+      (request) =>
+        request.messages.some((message) => message.role === 'tool')
+          ? { text: 'done' }
+          : { toolCalls: [{ name: 'count_files', arguments: {} }] },
+      () => ({ text: 'done' }),
+    );
+    const bus = new MessageBus();
+    bus.consumeInbound(() => {});
+    const seen: string[] = [];
+    const usage: string[] = [];
+    const manager = new SubagentManager({
+      model,
+      registry: new ToolRegistry().register(count),
+      store: new MemorySessionStore(),
+      bus,
+      defaultTools: ['count_files'],
+      maxRounds: 3,
+      maxConcurrent: 1,
+      afterToolCall: (_tool, _args, _result, context) =>
+        seen.push(`${context.sessionId}/${context.interactive}`),
+      onUsage: (sessionId) => usage.push(sessionId),
+    });
+    manager.spawn('count', ctx());
+    await until(() => manager.list()[0]?.state === 'done');
+    expect(seen).toEqual(['parent/false']);
+    expect(usage).toEqual(['parent']);
+  });
+});
+
 function ctx() {
   return {
     sessionId: 'parent',

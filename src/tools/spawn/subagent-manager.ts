@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { runTurn } from '../../agent/run-turn.js';
 import type { SessionStore } from '../../agent/session-store.js';
 import type { ToolContext } from '../../agent/tool.js';
-import { type BeforeToolCall, ToolRegistry } from '../../agent/tool-registry.js';
+import { type AfterToolCall, type BeforeToolCall, ToolRegistry } from '../../agent/tool-registry.js';
 import type { MessageBus } from '../../bus/message-bus.js';
 import { estimateMessageTokens } from '../../llm/token-estimate.js';
-import type { ChatModel } from '../../llm/types.js';
+import type { ChatModel, Usage } from '../../llm/types.js';
 import { Semaphore } from '../../util/semaphore.js';
 
 export interface SubagentInfo {
@@ -32,6 +32,10 @@ export interface SubagentManagerOptions {
   /** Finished subagents kept for `/subagents`. */
   keepFinished?: number;
   beforeToolCall?: BeforeToolCall;
+  /** Taint and redaction: a subagent's reads taint its parent session, as if the parent had made them. */
+  afterToolCall?: AfterToolCall;
+  /** Token usage of the subagent's model calls, charged to the parent session. */
+  onUsage?: (sessionId: string, usage: Usage, endpoint: string | undefined) => void;
   clock?: () => number;
 }
 
@@ -111,20 +115,17 @@ export class SubagentManager {
       registry,
       system: [{ text: SYSTEM, cache: true }],
       messages: [user],
-      toolContext: {
-        ...parent,
-        sessionId: session.id,
-        channel: 'subagent',
-        chatId: info.id,
-        interactive: false,
-        progress: () => {},
-      },
+      // The gate sees the parent's session and chat: taint, grants and messages belong to the conversation
+      // that asked for the work. Nobody can be asked from here.
+      toolContext: { ...parent, interactive: false, progress: () => {} },
       maxRounds: this.options.maxRounds,
       repeatLimit: 3,
       maxToolResultChars: 8000,
       ...(this.options.beforeToolCall ? { beforeToolCall: this.options.beforeToolCall } : {}),
+      ...(this.options.afterToolCall ? { afterToolCall: this.options.afterToolCall } : {}),
       signal,
     });
+    this.options.onUsage?.(parent.sessionId, result.usage, result.endpoint);
     await this.options.store.appendMessages(session.id, [
       { message: user, tokens: estimateMessageTokens(user) },
       ...result.produced.map((item) => ({

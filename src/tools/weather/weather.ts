@@ -40,6 +40,13 @@ export function createWeatherTool(
       'Current weather and a short daily forecast for a place name or coordinates. Compact text: now, then one line per day.',
     parameters: toolSchema(parameters),
     risk: 'safe',
+    // The place name leaves the machine: after untrusted content the gate may ask.
+    assess: () => {
+      const host = new URL(
+        config.openWeatherMapKey ? (deps.openWeatherMapUrl ?? OPENWEATHERMAP_URL) : OPEN_METEO_URLS.forecast,
+      ).hostname;
+      return { target: host, egress: { target: host } };
+    },
     async execute(raw, _ctx, signal) {
       try {
         const args = parameters.parse(raw);

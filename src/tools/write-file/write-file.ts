@@ -16,6 +16,9 @@ const parameters = z
   })
   .strict();
 
+/** Workspace files Wren reads into its system prompt (persona, standing instructions, memory, skills). */
+const INSTRUCTION_FILES = /^(SOUL|AGENTS|USER|MEMORY|HEARTBEAT)\.md$|^skills\//;
+
 /**
  * What a write or edit of `requested` binds a grant to: the folder prefix of the resolved path (`notes/`,
  * `./` for the workspace itself); signatures for writes that run code later (git hooks) or leave the
@@ -33,6 +36,8 @@ export async function assessFileWrite(roots: string[], requested: string): Promi
   const signatures: string[] = [];
   if (/(^|\/)\.git\/hooks\//.test(shown)) signatures.push('writes a git hook (runs on git commands)');
   if (shown.startsWith('../') || shown.startsWith('/')) signatures.push('writes outside the workspace');
+  // These files become part of every system prompt: a prompt-injected write would persist.
+  if (INSTRUCTION_FILES.test(shown)) signatures.push(`changes Wren's own instructions (${shown})`);
   return { target: folder, ...(signatures.length > 0 ? { signatures } : {}) };
 }
 
