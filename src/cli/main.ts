@@ -6,6 +6,7 @@ import { resolveHome } from '../config/home.js';
 import { registerGateCommands } from './commands/gate.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
+import { registerSubagentCommands } from './commands/subagents.js';
 import { reportFailure } from './report-failure.js';
 
 const VERSION = (
@@ -103,6 +104,7 @@ program
 registerGateCommands(program, home);
 registerMemoryCommands(program, home);
 registerMcpCommands(program, home);
+registerSubagentCommands(program, home);
 
 program.parseAsync().catch((error: unknown) => {
   process.exitCode = reportFailure(error);

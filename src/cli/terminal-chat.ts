@@ -49,7 +49,9 @@ const CHOICE_LABEL: Record<ApprovalChoice, string> = {
 
 /** The inline question for one held tool call (arguments arrive with secrets already redacted). */
 export function describeApproval(request: ApprovalRequest): string {
-  const args = request.args.length > 400 ? `${request.args.slice(0, 400)}…` : request.args;
+  // Shown in full (the gate already shortened anything huge to head + tail and then offers only "once"):
+  // a harmful tail must never hide behind an ellipsis.
+  const args = request.args;
   const choices = request.choices.map((choice) =>
     choice === 'always' && request.target
       ? `[a]lways (${request.tool}: ${request.target})`

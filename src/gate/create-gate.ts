@@ -55,7 +55,8 @@ export interface Gate {
 
 type Verdict = { allow: true } | { allow: false; reason: string };
 
-const MAX_SHOWN_ARGS = 2000;
+/** Arguments longer than this are shown head + tail, and such a call can only be approved once. */
+const MAX_SHOWN_ARGS = 8000;
 
 function describeWait(seconds: number): string {
   return seconds >= 120 ? `${Math.round(seconds / 60)} minutes` : `${seconds} seconds`;
@@ -91,7 +92,9 @@ export function createGate(deps: GateDeps): Gate {
 
   const shownArgs = (args: Record<string, unknown>) => {
     const text = redactor.text(JSON.stringify(args));
-    return text.length > MAX_SHOWN_ARGS ? `${text.slice(0, MAX_SHOWN_ARGS)}…` : text;
+    if (text.length <= MAX_SHOWN_ARGS) return text;
+    const half = MAX_SHOWN_ARGS / 2;
+    return `${text.slice(0, half)} [… ${text.length - MAX_SHOWN_ARGS} characters not shown …] ${text.slice(-half)}`;
   };
 
   const record = (
@@ -179,7 +182,11 @@ export function createGate(deps: GateDeps): Gate {
         args: shownArgs(args),
         reason: redactor.text(decision.reason),
         ...(target !== undefined ? { target } : {}),
-        choices: decision.onceOnly ? ['once', 'deny'] : ['once', 'session', 'always', 'deny'],
+        // What the owner cannot see in full may be approved once, never granted.
+        choices:
+          decision.onceOnly || JSON.stringify(args).length > MAX_SHOWN_ARGS
+            ? ['once', 'deny']
+            : ['once', 'session', 'always', 'deny'],
       },
       signal,
     );

@@ -30,6 +30,8 @@ export interface GatewayOptions {
   onError?: (error: Error) => void;
   /** The approval gate: pending approvals, grants and the audit log. Without it those routes answer 503. */
   gate?: Pick<Gate, 'approvals' | 'grants' | 'audit'>;
+  /** Background subagents: `GET /api/subagents`, `DELETE /api/subagents/:id`. */
+  subagents?: { list(): unknown[]; cancel(id: string): boolean };
   /** Folders `GET /api/files/<path>` may serve from (the workspace first); without it the route answers 404. */
   fileRoots?: () => string[];
 }
@@ -263,6 +265,14 @@ export function createGateway(options: GatewayOptions): Hono {
   });
 
   registerGateRoutes(app, options, (id) => inFlight.has(id));
+
+  app.get('/api/subagents', (c) => c.json({ subagents: options.subagents?.list() ?? [] }));
+  app.delete('/api/subagents/:id', (c) => {
+    const id = c.req.param('id');
+    return options.subagents?.cancel(id)
+      ? c.json({ cancelled: id })
+      : c.json(problem('not_found', `No running subagent ${id}.`), 404);
+  });
 
   app.get('/api/files/*', async (c) => {
     const roots = options.fileRoots?.();

@@ -108,6 +108,7 @@ export async function runStart(options: StartOptions): Promise<void> {
     verifyToken: (presented) => token?.verify(presented) ?? false,
     gate: app.gate,
     fileRoots: app.fileRoots,
+    subagents: app.subagents,
     onError: (error) => logger.error({ err: error }, 'gateway request failed'),
     version: options.version,
     startedAt: app.startedAt,

@@ -107,7 +107,7 @@ describe('spawn', () => {
   it('never gives a subagent spawn or tools outside the allowed set', async () => {
     const { manager } = setup();
     const info = manager.spawn('x', ctx(), ['spawn', 'secret_tool', 'nope', 'count_files']);
-    expect(info.tools).toEqual(['secret_tool', 'count_files']);
+    expect(info.tools).toEqual(['count_files']);
     manager.cancelAll();
   });
 

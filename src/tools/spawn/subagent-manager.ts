@@ -26,6 +26,8 @@ export interface SubagentManagerOptions {
   bus: MessageBus;
   /** Tools a subagent may use when the call names none. */
   defaultTools: string[];
+  /** Every tool a subagent may ever get (the call can only pick from these); defaults to defaultTools. */
+  allowedTools?: string[];
   maxRounds: number;
   /** Subagents running at once; more wait. */
   maxConcurrent: number;
@@ -59,8 +61,9 @@ export class SubagentManager {
 
   /** Starts `task` for the session in `parent`; resolves at once with the subagent's info. */
   spawn(task: string, parent: ToolContext, tools?: string[]): SubagentInfo {
+    const permitted = new Set(this.options.allowedTools ?? this.options.defaultTools);
     const allowed = (tools ?? this.options.defaultTools).filter(
-      (name) => name !== 'spawn' && this.options.registry.get(name),
+      (name) => name !== 'spawn' && permitted.has(name) && this.options.registry.get(name),
     );
     const info: SubagentInfo = {
       id: randomUUID().slice(0, 8),
