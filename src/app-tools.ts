@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { ToolRegistry } from './agent/tool-registry.js';
 import { readDotEnv } from './config/interpolate.js';
 import type { WrenConfig } from './config/wren-config.js';
 import { GroupedToolRegistry } from './mcp/grouped-tool-registry.js';
@@ -63,16 +64,22 @@ export function createBuiltInRegistry(home: string, config: () => WrenConfig): G
       }),
     );
   }
+  registerWebTools(registry, initial);
+  return registry;
+}
+
+/**
+ * (Re)registers web_search, web_fetch and weather from `config`: at start and whenever the `web:` section
+ * changes, so edits apply without a restart.
+ */
+export function registerWebTools(registry: ToolRegistry, config: WrenConfig): void {
   // A web_fetch page must fit one tool result, or the loop's head+tail cut would break its paging offsets.
   const pageChars = Math.max(
     1000,
-    Math.min(initial.web.fetch.maxChars, initial.agent.maxToolResultChars - 1000),
+    Math.min(config.web.fetch.maxChars, config.agent.maxToolResultChars - 1000),
   );
-  for (const tool of createWebTools({
-    ...initial.web,
-    fetch: { ...initial.web.fetch, maxChars: pageChars },
-  })) {
+  for (const tool of createWebTools({ ...config.web, fetch: { ...config.web.fetch, maxChars: pageChars } })) {
+    registry.unregister(tool.name);
     registry.register(tool);
   }
-  return registry;
 }

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import { AgentRuntime, type AgentSettings } from './agent/agent-runtime.js';
 import { ContextBuilder } from './agent/context-builder.js';
 import { ensureWorkspaceFiles } from './agent/workspace-files.js';
-import { createBuiltInRegistry, secretValues } from './app-tools.js';
+import { createBuiltInRegistry, registerWebTools, secretValues } from './app-tools.js';
 import { MessageBus } from './bus/message-bus.js';
 import { ensureHome } from './config/home.js';
 import { loadConfig, resolveEndpoints } from './config/load-config.js';
@@ -207,6 +207,7 @@ export function createApp(options: AppOptions): WrenApp {
           pool.update(endpoints);
           if (next.workspace !== config.workspace) ensureWorkspaceFiles(next.workspace);
           const gatewayChanged = JSON.stringify(next.gateway) !== JSON.stringify(config.gateway);
+          if (JSON.stringify(next.web) !== JSON.stringify(config.web)) registerWebTools(registry, next);
           config = next;
           logger.level = next.log.level;
           context = contextFor(next);
