@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../test/support/scripted-model.js';
+import { toolContext } from '../../test/support/tool-context.js';
 import type { ChatMessage } from '../llm/types.js';
 import { type RunTurnOptions, runTurn } from './run-turn.js';
 import type { Tool } from './tool.js';
@@ -27,16 +28,7 @@ function options(model: ScriptedModel, extra: Partial<RunTurnOptions> = {}): Run
     registry,
     system: [{ text: 'system', cache: true }],
     messages: [{ role: 'user', content: 'hi' }],
-    toolContext: {
-      sessionId: 's',
-      channel: 'test',
-      chatId: 'c',
-      senderId: 'owner',
-      isOwner: true,
-      interactive: false,
-      workspace: '/tmp',
-      progress: () => {},
-    },
+    toolContext: toolContext(),
     maxRounds: 5,
     repeatLimit: 3,
     maxToolResultChars: 1000,

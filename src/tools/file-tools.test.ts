@@ -13,22 +13,14 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { toolContext } from '../../test/support/tool-context.js';
 import type { Tool, ToolContext } from '../agent/tool.js';
 import { createFileTools } from './file-tools.js';
 
 let workspace: string;
 let outside: string;
 let tools: Record<string, Tool>;
-const ctx = (): ToolContext => ({
-  sessionId: 's',
-  channel: 'test',
-  chatId: 'c',
-  senderId: 'owner',
-  isOwner: true,
-  interactive: false,
-  workspace,
-  progress: () => {},
-});
+const ctx = (): ToolContext => toolContext({ workspace: workspace });
 const signal = new AbortController().signal;
 const run = (name: string, args: Record<string, unknown>) => tools[name]!.execute(args, ctx(), signal);
 

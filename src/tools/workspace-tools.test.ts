@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { toolContext } from '../../test/support/tool-context.js';
 import type { ToolContext } from '../agent/tool.js';
 import { createListDirTool } from './list-dir/list-dir.js';
 import { createReadFileTool } from './read-file/read-file.js';
@@ -9,16 +10,7 @@ import { resolveWorkspacePath } from './workspace-path.js';
 
 let workspace: string;
 let outside: string;
-const ctx = (): ToolContext => ({
-  sessionId: 's',
-  channel: 'test',
-  chatId: 'c',
-  senderId: 'owner',
-  isOwner: true,
-  interactive: false,
-  workspace,
-  progress: () => {},
-});
+const ctx = (): ToolContext => toolContext({ workspace: workspace });
 const signal = new AbortController().signal;
 
 beforeAll(() => {

@@ -10,6 +10,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { toolContext } from '../../../test/support/tool-context.js';
 import type { ToolContext } from '../../agent/tool.js';
 import type { ExecConfig } from '../tools-config.js';
 import { execEnvironment } from './exec-env.js';
@@ -18,16 +19,7 @@ import { bwrapArguments, checkSandbox } from './sandbox.js';
 
 let base: string;
 let workspace: string;
-const ctx = (): ToolContext => ({
-  sessionId: 's',
-  channel: 'test',
-  chatId: 'c',
-  senderId: 'owner',
-  isOwner: true,
-  interactive: false,
-  workspace,
-  progress: () => {},
-});
+const ctx = (): ToolContext => toolContext({ workspace: workspace });
 const config = (overrides: Partial<ExecConfig> = {}): ExecConfig => ({
   enabled: true,
   timeout: 60,

@@ -1,20 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolContext } from '../../../test/support/tool-context.js';
 import type { ToolContext, ToolResult } from '../../agent/tool.js';
 import { defaultWebConfig, type WebConfig } from '../web-config.js';
 import { createWeatherTool } from './weather.js';
 
-const ctx: ToolContext = {
-  sessionId: 's',
-  channel: 'test',
-  chatId: 'c',
-  senderId: 'owner',
-  isOwner: true,
-  interactive: false,
-  workspace: '/tmp',
-  progress: () => {},
-};
+const ctx: ToolContext = toolContext();
 
 const places = [
   {

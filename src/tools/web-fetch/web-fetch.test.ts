@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolContext } from '../../../test/support/tool-context.js';
 import type { ToolContext, ToolResult } from '../../agent/tool.js';
 import { ToolRegistry } from '../../agent/tool-registry.js';
 import type { Resolve } from '../net/address-guard.js';
@@ -8,16 +9,7 @@ import { UNTRUSTED_NOTICE } from '../net/untrusted.js';
 import { defaultWebConfig, type WebConfig } from '../web-config.js';
 import { createWebFetchTool } from './web-fetch.js';
 
-const ctx: ToolContext = {
-  sessionId: 's',
-  channel: 'test',
-  chatId: 'c',
-  senderId: 'owner',
-  isOwner: true,
-  interactive: false,
-  workspace: '/tmp',
-  progress: () => {},
-};
+const ctx: ToolContext = toolContext();
 
 const article = `<!doctype html><html><head><title>Owls at night</title></head><body>
 <nav><a href="/">Home</a> | <a href="/about">About</a></nav>

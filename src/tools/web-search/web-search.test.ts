@@ -1,20 +1,12 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toolContext } from '../../../test/support/tool-context.js';
 import type { ToolContext, ToolResult } from '../../agent/tool.js';
 import { defaultWebConfig, type WebConfig } from '../web-config.js';
 import { createWebSearchTool } from './web-search.js';
 
-const ctx: ToolContext = {
-  sessionId: 's',
-  channel: 'test',
-  chatId: 'c',
-  senderId: 'owner',
-  isOwner: true,
-  interactive: false,
-  workspace: '/tmp',
-  progress: () => {},
-};
+const ctx: ToolContext = toolContext();
 
 const duckPage = `<!DOCTYPE html><html><body><div id="links" class="results">
 <div class="result results_links results_links_deep result--ad"><div class="links_main links_deep result__body">
