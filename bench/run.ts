@@ -35,7 +35,14 @@ function percentile(values: number[], p: number): number {
 }
 
 /** Prompt tokens of "hi": everything the provider would tokenize (system, messages, tool schemas). */
-async function helloTokens(): Promise<{ tokens: number; system: number; tools: number; toolCount: number }> {
+async function helloTokens(): Promise<{
+  tokens: number;
+  system: number;
+  tools: number;
+  toolCount: number;
+  everySchema: number;
+  allTools: number;
+}> {
   const llm = await startFakeLlmServer();
   const app = createApp({ home: home(modelConfig(llm.baseUrls.openai)) });
   try {
@@ -55,7 +62,10 @@ async function helloTokens(): Promise<{ tokens: number; system: number; tools: n
     const tools = JSON.stringify(body.tools ?? []);
     const systemTokens = estimateTokens(system);
     const toolTokens = estimateTokens(tools);
+    const everySchema = estimateTokens(JSON.stringify(app.registry.definitions()));
     return {
+      everySchema: systemTokens + estimateTokens(rest) + everySchema + 4 * body.messages.length,
+      allTools: app.registry.names().length,
       tokens: systemTokens + estimateTokens(rest) + toolTokens + 4 * body.messages.length,
       system: systemTokens,
       tools: toolTokens,
@@ -190,6 +200,11 @@ const row = (name: string, value: string, target: string) =>
   console.log(`${name.padEnd(34)} ${value.padEnd(28)} ${target}`);
 row('figure', 'measured', 'target');
 row('"hi" prompt tokens', `${hi.tokens} (system ${hi.system}, ${hi.toolCount} tools ${hi.tools})`, '< 1,500');
+row(
+  '"hi" if every schema were sent',
+  `${hi.everySchema} (${hi.allTools} tools; use_tools saves the rest)`,
+  '—',
+);
 row(
   'framework overhead per turn',
   `p50 ${perTurn.p50.toFixed(2)} ms, p99 ${perTurn.p99.toFixed(2)} ms`,

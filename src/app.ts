@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { AgentRuntime, type AgentSettings } from './agent/agent-runtime.js';
 import { ContextBuilder } from './agent/context-builder.js';
+import type { ToolRegistry } from './agent/tool-registry.js';
 import { ensureWorkspaceFiles } from './agent/workspace-files.js';
 import { createBuiltInRegistry, registerWebTools, secretValues } from './app-tools.js';
 import { MessageBus } from './bus/message-bus.js';
@@ -47,6 +48,8 @@ export interface WrenApp {
   readonly home: string;
   readonly bus: MessageBus;
   readonly runtime: AgentRuntime;
+  /** Every tool the model can get (built-in, memory, spawn, messaging, MCP). */
+  readonly registry: ToolRegistry;
   readonly pool: EndpointPool;
   readonly sessions: SqliteSessionStore;
   readonly settings: SettingsRepository;
@@ -224,6 +227,7 @@ export function createApp(options: AppOptions): WrenApp {
     home,
     bus,
     runtime,
+    registry,
     pool,
     sessions,
     settings,

@@ -371,3 +371,39 @@ describe('what the owner is shown', () => {
     expect((await pending).result.content).toMatch(/Not allowed/);
   });
 });
+
+describe('secrets through the real exec tool', () => {
+  it('resolves {{secret:NAME}} at run time and redacts the value from what the model reads', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const db = gateDatabase();
+    const config = toGateConfig(
+      gateSectionSchema.parse({ mode: 'auto', secrets: { TOKEN: 'supersecretvalue123' } }),
+    );
+    const gate = createGate({ config: () => config, db });
+    open.push({ db, gate });
+    const workspace = mkdtempSync(join(tmpdir(), 'wren-secret-exec-'));
+    const registry = new ToolRegistry().register(
+      createExecTool({ config: () => toToolsConfig(toolsSectionSchema.parse({})).exec }),
+    );
+    const forward = await registry.invoke(
+      { id: 'y', name: 'exec', arguments: JSON.stringify({ command: 'echo "token={{secret:TOKEN}}"' }) },
+      {
+        sessionId: 's',
+        channel: 'cli',
+        chatId: 'c',
+        senderId: 'owner',
+        isOwner: true,
+        interactive: false,
+        workspace,
+        progress: () => {},
+      },
+      new AbortController().signal,
+      gate.beforeToolCall,
+      gate.afterToolCall,
+    );
+    expect(forward.result.content).toMatch(/^token=\[redacted\]\n/);
+    expect(JSON.stringify(gate.audit.list())).not.toContain('supersecretvalue123');
+  });
+});

@@ -64,7 +64,9 @@ export function createExecTool(options: ExecToolOptions): Tool {
     parameters: toolSchema(parameters),
     risk: 'sensitive',
     core: true,
-    acceptsSecrets: false,
+    // `curl -H "Authorization: Bearer {{secret:GITHUB_TOKEN}}" …`: the gate substitutes the value at run time
+    // (the model never sees it) and redacts it from the output.
+    acceptsSecrets: true,
     async assess(raw, ctx) {
       const args = parameters.parse(raw);
       let analysis: CommandAnalysis;
