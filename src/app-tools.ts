@@ -20,12 +20,12 @@ export function secretEnvNames(home: string, configFile: string): string[] {
   return [...names];
 }
 
-/** Values shorter than this in `.env` are settings (ports, flags), not secrets worth scrubbing from output. */
-const MIN_ENV_SECRET = 8;
+/** `.env` names whose values are secrets (paths, hosts and ports are not: redacting them shreds output). */
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASS|AUTH|CRED|COOKIE|SESSION/i;
 
 /**
  * Every secret value Wren knows of, for redaction from tool output and logs: `gate.secrets`, model API keys
- * and header values, the gateway token and the longer values of `.env`.
+ * and header values, web search and weather keys, the gateway token, and `.env` values whose names look secret.
  */
 export function secretValues(
   home: string,
@@ -39,7 +39,10 @@ export function secretValues(
   }
   const token = config.gateway.token ?? env['WREN_GATEWAY_TOKEN'];
   if (token) values.add(token);
-  for (const value of Object.values(readDotEnv(home))) if (value.length >= MIN_ENV_SECRET) values.add(value);
+  if (config.web.search.apiKey) values.add(config.web.search.apiKey);
+  if (config.web.weather.openWeatherMapKey) values.add(config.web.weather.openWeatherMapKey);
+  for (const [name, value] of Object.entries(readDotEnv(home)))
+    if (SECRET_NAME.test(name) && value) values.add(value);
   return [...values];
 }
 
@@ -79,7 +82,6 @@ export function registerWebTools(registry: ToolRegistry, config: WrenConfig): vo
     Math.min(config.web.fetch.maxChars, config.agent.maxToolResultChars - 1000),
   );
   for (const tool of createWebTools({ ...config.web, fetch: { ...config.web.fetch, maxChars: pageChars } })) {
-    registry.unregister(tool.name);
-    registry.register(tool);
+    registry.replace(tool);
   }
 }

@@ -210,7 +210,10 @@ export function createApp(options: AppOptions): WrenApp {
           pool.update(endpoints);
           if (next.workspace !== config.workspace) ensureWorkspaceFiles(next.workspace);
           const gatewayChanged = JSON.stringify(next.gateway) !== JSON.stringify(config.gateway);
-          if (JSON.stringify(next.web) !== JSON.stringify(config.web)) registerWebTools(registry, next);
+          const webChanged =
+            JSON.stringify(next.web) !== JSON.stringify(config.web) ||
+            next.agent.maxToolResultChars !== config.agent.maxToolResultChars;
+          if (webChanged) registerWebTools(registry, next);
           config = next;
           logger.level = next.log.level;
           context = contextFor(next);

@@ -311,5 +311,13 @@ describe('AgentRuntime commands', () => {
       text: '/memory',
     });
     expect(stranger.text).toBe('That command is only available to the owner.');
+    const strangerHelp = await bus.request({
+      id: '7',
+      channel: 't',
+      senderId: 'x',
+      chatId: 'c',
+      text: '/help',
+    });
+    expect(strangerHelp.text).not.toMatch(/\/memory/);
   });
 });

@@ -135,7 +135,12 @@ export class AgentRuntime {
   private accept(message: InboundMessage): void {
     const command = message.text.trim().toLowerCase();
     if (command === '/help') {
-      this.reply(message, message.sessionId ?? '', helpText(this.options.commands ?? {}), 'notice');
+      this.reply(
+        message,
+        message.sessionId ?? '',
+        helpText(message.fromOwner ? (this.options.commands ?? {}) : {}),
+        'notice',
+      );
       return;
     }
     if (this.closing) {

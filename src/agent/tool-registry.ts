@@ -52,6 +52,13 @@ export class ToolRegistry {
     return this;
   }
 
+  /** Registers `tool`, or swaps it in at the same position when one of that name exists (config reload). */
+  replace(tool: Tool): this {
+    if (tool.name === USE_TOOLS) throw new Error(`${USE_TOOLS} is reserved`);
+    this.tools.set(tool.name, tool);
+    return this;
+  }
+
   /** Removes a tool (an MCP server went away); calls already running finish. */
   unregister(name: string): boolean {
     return this.tools.delete(name);

@@ -8,6 +8,7 @@ import type { ApprovalEvent, ApprovalRequest } from '../bus/messages.js';
 import { createExecTool } from '../tools/exec/exec-tool.js';
 import { toolsSectionSchema, toToolsConfig } from '../tools/tools-config.js';
 import { createGate, type Gate } from './create-gate.js';
+import { evaluatePolicy } from './evaluate-policy.js';
 import { type GateConfig, gateSectionSchema, toGateConfig } from './gate-config.js';
 
 const open: Array<{ db: Database.Database; gate: Gate }> = [];
@@ -372,9 +373,9 @@ describe('what the owner is shown', () => {
   });
 });
 
-describe('secrets through the real exec tool', () => {
-  it('resolves {{secret:NAME}} at run time and redacts the value from what the model reads', async () => {
-    const { mkdtempSync } = await import('node:fs');
+describe('secrets and the real exec tool', () => {
+  it('exec never gets a resolved secret: a reference is denied before anything runs', async () => {
+    const { mkdtempSync, existsSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const db = gateDatabase();
@@ -387,8 +388,8 @@ describe('secrets through the real exec tool', () => {
     const registry = new ToolRegistry().register(
       createExecTool({ config: () => toToolsConfig(toolsSectionSchema.parse({})).exec }),
     );
-    const forward = await registry.invoke(
-      { id: 'y', name: 'exec', arguments: JSON.stringify({ command: 'echo "token={{secret:TOKEN}}"' }) },
+    const outcome = await registry.invoke(
+      { id: 'x', name: 'exec', arguments: JSON.stringify({ command: 'echo "{{secret:TOKEN}}" > out.txt' }) },
       {
         sessionId: 's',
         channel: 'cli',
@@ -403,7 +404,20 @@ describe('secrets through the real exec tool', () => {
       gate.beforeToolCall,
       gate.afterToolCall,
     );
-    expect(forward.result.content).toMatch(/^token=\[redacted\]\n/);
-    expect(JSON.stringify(gate.audit.list())).not.toContain('supersecretvalue123');
+    expect(outcome.result.content).toMatch(/exec does not accept \{\{secret:…\}\} references/);
+    expect(existsSync(join(workspace, 'out.txt'))).toBe(false);
+  });
+
+  it('in a tainted session every destination of a command must be on egress_allow', () => {
+    const decision = evaluatePolicy({
+      tool: { name: 'exec', risk: 'sensitive' } as never,
+      args: {},
+      assessment: { egress: { target: 'api.github.com,127.0.0.1' }, target: 'curl' },
+      taint: [{ kind: 'untrusted', source: 'web_fetch' }] as never,
+      config: toGateConfig(gateSectionSchema.parse({ mode: 'auto', egress_allow: ['api.github.com'] })),
+      isOwner: true,
+      senderId: 'owner',
+    } as never);
+    expect(decision).toMatchObject({ action: 'ask', rule: 'taint', taintedEgress: '127.0.0.1' });
   });
 });

@@ -66,7 +66,7 @@ export function matches(matcher: GateMatcher, tool: string, args: Record<string,
   });
 }
 
-const SHELL_CHAIN = /[;&|`\n]|\$\(/;
+const SHELL_CHAIN = /[;&|`\n]|\$\(|[<>]\(/;
 
 const TIER: Record<Risk, number> = { safe: 0, moderate: 1, sensitive: 2, dangerous: 3 };
 const ASK_FROM: Record<GateMode, number> = { ask: 2, strict: 1, auto: Number.POSITIVE_INFINITY };
@@ -168,15 +168,16 @@ export function evaluatePolicy(input: PolicyInput): PolicyDecision {
   if (decision.action === 'deny') return decision;
   const { assessment, taint, config } = input;
 
-  const egress = assessment.egress?.target;
+  // A call may reach several destinations (`a.example,b.example`): every one must be on egress_allow.
+  const destinations = assessment.egress?.target.split(',').filter(Boolean) ?? [];
+  const egress = destinations.find(
+    (target) => !config.egressAllow.some((glob) => globMatch(glob, target.toLowerCase())),
+  );
   if (egress !== undefined && taint.length > 0) {
-    const allowed = config.egressAllow.some((glob) => globMatch(glob, egress.toLowerCase()));
-    if (!allowed) {
-      decision.taintedEgress = egress;
-      const reason = `This session has read ${describeTaint(taint)}, and this ${input.tool.name} call sends data to ${egress}, which is not on gate.egress_allow.`;
-      if (decision.action === 'allow') Object.assign(decision, { action: 'ask', rule: 'taint', reason });
-      else decision.reason = `${decision.reason} ${reason}`;
-    }
+    decision.taintedEgress = egress;
+    const reason = `This session has read ${describeTaint(taint)}, and this ${input.tool.name} call sends data to ${egress}, which is not on gate.egress_allow.`;
+    if (decision.action === 'allow') Object.assign(decision, { action: 'ask', rule: 'taint', reason });
+    else decision.reason = `${decision.reason} ${reason}`;
   }
 
   const findings = [

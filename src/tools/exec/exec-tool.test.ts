@@ -182,7 +182,7 @@ describe('exec', () => {
 
   it('declares the contract the gate relies on', () => {
     const tool = createExecTool({ config: () => config() });
-    expect(tool).toMatchObject({ name: 'exec', risk: 'sensitive', core: true, acceptsSecrets: true });
+    expect(tool).toMatchObject({ name: 'exec', risk: 'sensitive', core: true, acceptsSecrets: false });
   });
 });
 

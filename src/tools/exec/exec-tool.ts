@@ -64,9 +64,9 @@ export function createExecTool(options: ExecToolOptions): Tool {
     parameters: toolSchema(parameters),
     risk: 'sensitive',
     core: true,
-    // `curl -H "Authorization: Bearer {{secret:GITHUB_TOKEN}}" …`: the gate substitutes the value at run time
-    // (the model never sees it) and redacts it from the output.
-    acceptsSecrets: true,
+    // Substituting a secret into shell source would change what the owner approved (quotes, `$`) and let the
+    // model print it transformed past redaction; exec gets none.
+    acceptsSecrets: false,
     async assess(raw, ctx) {
       const args = parameters.parse(raw);
       let analysis: CommandAnalysis;
@@ -151,7 +151,9 @@ function assessment(analysis: CommandAnalysis, args: ExecArgs, config: ExecConfi
   if (programs.length > 0) result.target = programs.join('+');
   const networkOpen =
     config.sandbox === 'none' ? analysis.network || analysis.hosts.length > 0 : args.network;
-  if (networkOpen) result.egress = { target: analysis.hosts[0] ?? 'network' };
+  // Every host counts (the gate checks each against egress_allow); no host known means "the network".
+  if (networkOpen)
+    result.egress = { target: analysis.hosts.length > 0 ? analysis.hosts.join(',') : 'network' };
   return result;
 }
 

@@ -1,3 +1,4 @@
+import { relative, sep } from 'node:path';
 import type { ShellScript, SimpleCommand } from './shell-commands.js';
 import { walkScript } from './shell-commands.js';
 import type { Word, WordPart } from './shell-lexer.js';
@@ -34,6 +35,9 @@ export interface Findings {
 }
 
 const MAX_DEPTH = 8;
+/** Workspace files Wren reads into its system prompt (as in write_file's assessment). */
+const INSTRUCTION_FILES = /^(SOUL|AGENTS|USER|MEMORY|HEARTBEAT)\.md$|^skills\//;
+
 const SAFE_DEVICES = /^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/\d+|full|random|urandom)$/;
 const WRITE_REDIRECTS = new Set(['>', '>>', '>|', '<>', '&>', '&>>', '>&']);
 const LAST_ARG_WRITERS = new Set(['cp', 'mv', 'install', 'ln', 'rsync', 'scp']);
@@ -106,6 +110,7 @@ class DangerCheck {
     const inner: Findings = { ...this.findings, programs: [] };
     new DangerCheck(this.ctx, inner, this.depth + 1).script(script);
     this.findings.network ||= inner.network;
+    this.findings.programs.push(...inner.programs);
   }
 
   private command(command: SimpleCommand): void {
@@ -118,7 +123,8 @@ class DangerCheck {
       if (command.stdinFromPipe || command.pipesOut || command.background)
         this.flag(`fork bomb (function ${head.text} starts copies of itself)`);
     }
-    this.invocation(values, command, !command.nested);
+    // Every program counts, substitutions included: a grant for `git` must not cover `git "$(python3 x)"`.
+    this.invocation(values, command, true);
   }
 
   private redirect(op: string, target: Word): void {
@@ -135,6 +141,10 @@ class DangerCheck {
   private writes(value: WordValue): void {
     if (value.dynamic || value.text === '') return;
     const path = absolutePath(value.text, this.ctx);
+    const inWorkspace = relative(this.ctx.workspace, path);
+    if (!inWorkspace.startsWith('..') && INSTRUCTION_FILES.test(inWorkspace.split(sep).join('/'))) {
+      this.flag(`changes Wren's own instructions (${inWorkspace})`);
+    }
     if (path.startsWith('/dev/') && !SAFE_DEVICES.test(path)) this.flag(`writes to device ${path}`);
     const place = protectedLocation(path, this.ctx);
     if (place) this.flag(`writes into ${place}`);
@@ -260,7 +270,7 @@ class DangerCheck {
         const inner = expression.slice(index + 1, end === -1 ? undefined : end);
         const innerName = inner[0] && !inner[0].dynamic ? programName(inner[0].text) : '';
         if (/^(rm|unlink|shred)$/.test(innerName)) deletes = true;
-        this.invocation(inner, command, false);
+        this.invocation(inner, command, true);
         if (end === -1) break;
         index = end;
       }

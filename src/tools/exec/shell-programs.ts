@@ -71,6 +71,10 @@ export function programName(text: string): string {
 
 /** Programs that reach the network; an `exec` call running one may send data off the machine. */
 export const NETWORK_PROGRAMS = new Set([
+  'dig',
+  'host',
+  'nslookup',
+  'ping',
   'curl',
   'wget',
   'ssh',
