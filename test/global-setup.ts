@@ -5,4 +5,5 @@ export default function setup(): void {
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
     stdio: 'inherit',
   });
+  execFileSync(process.execPath, ['scripts/build-ranks.mjs'], { stdio: 'inherit' });
 }

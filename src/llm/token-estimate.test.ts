@@ -90,3 +90,27 @@ describe('estimateRequestTokens', () => {
     expect(estimateRequestTokens({ ...base, tools })).toBeGreaterThan(without + 20);
   });
 });
+
+describe('the JSON ranks file the build writes', () => {
+  it('counts exactly like the package module', async () => {
+    const { execFileSync } = await import('node:child_process');
+    execFileSync(process.execPath, ['scripts/build-ranks.mjs']);
+    const { encodingFromRanksFile } = await import('./token-estimate.js');
+    const fromJson = encodingFromRanksFile(new URL('../../dist/llm/cl100k_base.ranks.json', import.meta.url));
+    const options = { disallowedSpecial: new Set<string>() };
+    for (const text of [
+      'hello world',
+      'Größe 大きさ 尺寸 🚀',
+      '  indented\n\tcode();',
+      '<|endoftext|> plain',
+      '{"a":[1,2]}',
+    ]) {
+      expect(fromJson.countTokens(text, options), text).toBe(countTokens(text, options));
+    }
+  });
+
+  it('a missing file throws, so the estimator falls back to the module', async () => {
+    const { encodingFromRanksFile } = await import('./token-estimate.js');
+    expect(() => encodingFromRanksFile('/nonexistent/ranks.json')).toThrow();
+  });
+});

@@ -51,6 +51,11 @@ export async function runChat(options: ChatOptions): Promise<number> {
     redactor,
     ...(fallback ? { fallbackEndpoints: fallback } : {}),
   });
+  // While the terminal chat runs, Ctrl+C is a keypress readline handles; once it closes (and while Wren
+  // closes, which may wait for a consolidation), another Ctrl+C leaves at once: that work is crash-safe and
+  // resumes at the next start.
+  const leave = () => process.exit(EXIT.ok);
+  if (options.message === undefined) process.on('SIGINT', leave);
   try {
     if (options.message !== undefined) return await oneShot(app.bus, options);
     await runTerminalChat({
@@ -66,10 +71,6 @@ export async function runChat(options: ChatOptions): Promise<number> {
     });
     return EXIT.ok;
   } finally {
-    // Closing may wait a few seconds for a consolidation; another Ctrl+C leaves at once (its work is
-    // crash-safe and resumes at the next start).
-    const leave = () => process.exit(EXIT.ok);
-    process.once('SIGINT', leave);
     await app.close(5_000);
     process.off('SIGINT', leave);
   }
