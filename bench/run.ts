@@ -17,6 +17,12 @@ import { runMcpBench } from './mcp-bench.js';
 import { runMemoryBench } from './memory-bench.js';
 
 const CLI = resolve('dist/cli/main.js');
+/** The node flags `npm start` uses, so the gateway is measured as users run it. */
+const START_FLAGS = (
+  JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }
+).scripts.start
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'));
 const TOKEN = 'bench-token-0123456789';
 
 function home(config: string): string {
@@ -129,7 +135,7 @@ async function startGateway(config: string) {
   const dir = home(config);
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, 'start', '--port', String(port)], {
+  const child = spawn(process.execPath, [...START_FLAGS, CLI, 'start', '--port', String(port)], {
     env: { PATH: process.env['PATH'], HOME: process.env['HOME'], WREN_HOME: dir, WREN_GATEWAY_TOKEN: TOKEN },
     stdio: 'ignore',
   });
