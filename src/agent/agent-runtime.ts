@@ -50,6 +50,20 @@ export interface AgentRuntimeOptions {
   beforeNewSession?: (old: SessionRecord) => Promise<void>;
 }
 
+/** Remembers the token count of the last text it was asked about. */
+class LastTokenCount {
+  private text: string | undefined;
+  private tokens = 0;
+
+  of(text: string): number {
+    if (text !== this.text) {
+      this.text = text;
+      this.tokens = estimateTokens(text);
+    }
+    return this.tokens;
+  }
+}
+
 /** The turns of one session: they run one after another. */
 interface Lane {
   tail: Promise<void>;
@@ -90,6 +104,9 @@ export class AgentRuntime {
   /** Controllers of turns queued or running, by inbound message id. */
   private readonly tickets = new Map<string, AbortController>();
   private readonly semaphore: Semaphore;
+  /** The system prompt and tool schemas rarely change between turns: tokenize them again only when they do. */
+  private readonly promptTokens = new LastTokenCount();
+  private readonly toolTokens = new LastTokenCount();
   private readonly detach: Array<() => void> = [];
   private closing = false;
 
@@ -284,8 +301,8 @@ export class AgentRuntime {
       : { role: 'user', content: message.text };
     const limits = model.limits();
     const fixed =
-      estimateTokens(system.map((block) => block.text).join('\n')) +
-      estimateTokens(JSON.stringify(registry.requestDefinitions(new Set()))) +
+      this.promptTokens.of(system.map((block) => block.text).join('\n')) +
+      this.toolTokens.of(JSON.stringify(registry.requestDefinitions(new Set()))) +
       estimateMessageTokens(userMessage) +
       64;
     const budget = limits.contextWindow - limits.maxOutputTokens - settings.historyReserveTokens - fixed;

@@ -29,6 +29,16 @@ function parseId(text: string): number | undefined {
   return /^\d+$/.test(text) && Number(text) > 0 ? Number(text) : undefined;
 }
 
+/** The id as a number, or undefined after saying why on stderr and setting the usage exit code. */
+function requireId(text: string, kind: 'memo' | 'task'): number | undefined {
+  const number = parseId(text);
+  if (number === undefined) {
+    process.stderr.write(`wren: "${text}" is not a ${kind} id (a positive number; see wren ${kind})\n`);
+    process.exitCode = EXIT.usage;
+  }
+  return number;
+}
+
 async function withHome(
   home: string,
   run: (opened: Awaited<ReturnType<typeof openHome>>) => Promise<number> | number,
@@ -170,12 +180,8 @@ function registerMemoCommands(program: Command, home: () => string): void {
     .description('delete a memo by id')
     .action(async (id: string) => {
       const { MemoRepository } = await import('../../store/memo-repository.js');
-      const number = parseId(id);
-      if (number === undefined) {
-        process.stderr.write(`wren: "${id}" is not a memo id (a positive number; see wren memo)\n`);
-        process.exitCode = EXIT.usage;
-        return;
-      }
+      const number = requireId(id, 'memo');
+      if (number === undefined) return;
       process.exitCode = await withHome(home(), ({ db }) => {
         if (new MemoRepository(db).delete(number)) {
           out(`Deleted memo #${number}.`);
@@ -255,12 +261,8 @@ function registerTaskCommands(program: Command, home: () => string): void {
       .description(description)
       .action(async (id: string) => {
         const { TaskRepository } = await import('../../store/task-repository.js');
-        const number = parseId(id);
-        if (number === undefined) {
-          process.stderr.write(`wren: "${id}" is not a task id (a positive number; see wren task)\n`);
-          process.exitCode = EXIT.usage;
-          return;
-        }
+        const number = requireId(id, 'task');
+        if (number === undefined) return;
         process.exitCode = await withHome(home(), ({ db }) => {
           const tasks = new TaskRepository(db);
           const ok = name === 'done' ? tasks.complete(number) !== undefined : tasks.delete(number);

@@ -206,19 +206,25 @@ export class ShellLexer {
 
   private heredocBody(): WordPart[] {
     const parts: WordPart[] = [];
-    while (this.pos < this.src.length) {
-      const char = this.src[this.pos]!;
-      if (char === '\\' && '$`\\\n'.includes(this.src[this.pos + 1] ?? '')) {
-        if (this.src[this.pos + 1] !== '\n') push(parts, this.src[this.pos + 1]!, true);
-        this.pos += 2;
-      } else if (char === '$') this.dollar(parts);
-      else if (char === '`') this.backtick(parts);
-      else {
-        push(parts, char, true);
-        this.pos++;
-      }
-    }
+    while (this.pos < this.src.length) this.quotedStep(parts, '$`\\\n');
     return parts;
+  }
+
+  /**
+   * One step inside double quotes or an unquoted heredoc body: expansions still happen, and a backslash
+   * escapes only the characters in `escapable` (it stays literal before anything else).
+   */
+  private quotedStep(parts: WordPart[], escapable: string): void {
+    const char = this.src[this.pos]!;
+    if (char === '\\' && escapable.includes(this.src[this.pos + 1] ?? '')) {
+      if (this.src[this.pos + 1] !== '\n') push(parts, this.src[this.pos + 1]!, true);
+      this.pos += 2;
+    } else if (char === '$') this.dollar(parts);
+    else if (char === '`') this.backtick(parts);
+    else {
+      push(parts, char, true);
+      this.pos++;
+    }
   }
 
   /** One word: everything up to an unquoted metacharacter. */
@@ -319,15 +325,7 @@ export class ShellLexer {
         if (parts.length === before) push(parts, '', true);
         return;
       }
-      if (char === '\\' && '$`"\\\n'.includes(this.src[this.pos + 1] ?? '')) {
-        if (this.src[this.pos + 1] !== '\n') push(parts, this.src[this.pos + 1]!, true);
-        this.pos += 2;
-      } else if (char === '$') this.dollar(parts);
-      else if (char === '`') this.backtick(parts);
-      else {
-        push(parts, char, true);
-        this.pos++;
-      }
+      this.quotedStep(parts, '$`"\\\n');
     }
     throw new ShellLexError('unterminated double quote');
   }
