@@ -71,8 +71,16 @@ export interface WrenApp {
 }
 
 function agentSettings(config: WrenConfig): AgentSettings {
-  const { maxRounds, maxConcurrency, maxToolResultChars, repeatLimit, historyReserveTokens } = config.agent;
-  return { maxRounds, maxConcurrency, maxToolResultChars, repeatLimit, historyReserveTokens };
+  const { maxRounds, maxConcurrency, maxParallelTools, maxToolResultChars, repeatLimit, historyReserveTokens } =
+    config.agent;
+  return {
+    maxRounds,
+    maxConcurrency,
+    maxParallelTools,
+    maxToolResultChars,
+    repeatLimit,
+    historyReserveTokens,
+  };
 }
 
 /**
@@ -148,8 +156,7 @@ export function createApp(options: AppOptions): WrenApp {
       'memory_search',
       'weather',
     ],
-    maxRounds: 15,
-    maxConcurrent: 3,
+    limits: () => config.agent.subagents,
     beforeToolCall: gate.beforeToolCall,
     afterToolCall: gate.afterToolCall,
     onUsage: (sessionId, usage, endpoint) => {

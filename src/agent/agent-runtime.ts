@@ -13,6 +13,8 @@ import type { AfterToolCall, BeforeToolCall, ToolRegistry } from './tool-registr
 export interface AgentSettings {
   maxRounds: number;
   maxConcurrency: number;
+  /** Tool calls of one response that run at once (default 4). */
+  maxParallelTools?: number;
   maxToolResultChars: number;
   repeatLimit: number;
   historyReserveTokens: number;
@@ -327,9 +329,11 @@ export class AgentRuntime {
         isOwner: message.fromOwner === true,
         interactive: message.interactive === true,
         workspace: workspace(),
+        spawnDepth: message.spawnDepth ?? 0,
         progress: () => {},
       },
       maxRounds: settings.maxRounds,
+      ...(settings.maxParallelTools ? { maxParallelTools: settings.maxParallelTools } : {}),
       repeatLimit: settings.repeatLimit,
       maxToolResultChars: settings.maxToolResultChars,
       maxOutputTokens: limits.maxOutputTokens,

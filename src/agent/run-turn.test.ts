@@ -114,6 +114,60 @@ describe('runTurn', () => {
     expect(lastToolMessage(model.requests[1]!.messages)?.content).toMatch(/the limit is 524288/);
   });
 
+  it('turns 200,000-deep JSON arguments into a tool error, not a crash', async () => {
+    const deep = `{"text": "x", "nested": ${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+    const model = new ScriptedModel().script(
+      { toolCalls: [{ name: 'echo', arguments: deep }] },
+      { text: 'ok' },
+    );
+    const result = await runTurn(options(model));
+    expect(result.reply).toBe('ok');
+    expect(lastToolMessage(model.requests[1]!.messages)).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/nest arrays or objects more than 64 levels deep/),
+    });
+    // Depth inside strings does not count.
+    const inString = JSON.stringify({ text: '['.repeat(1000) });
+    const again = new ScriptedModel().script(
+      { toolCalls: [{ name: 'echo', arguments: inString }] },
+      { text: 'ok' },
+    );
+    await runTurn(options(again));
+    expect(lastToolMessage(again.requests[1]!.messages)?.content).toBe('['.repeat(1000));
+  });
+
+  it('runs at most maxParallelTools calls at once and refuses calls past the per-response cap', async () => {
+    let running = 0;
+    let peak = 0;
+    const slow: Tool = {
+      ...echo,
+      name: 'slow',
+      async execute() {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running--;
+        return { content: 'slept' };
+      },
+    };
+    const calls = Array.from({ length: 40 }, (_, index) => ({
+      name: 'slow',
+      arguments: { text: String(index) },
+      id: `c${index}`,
+    }));
+    const model = new ScriptedModel().script({ toolCalls: calls }, { text: 'done' });
+    const registry = new ToolRegistry().register(slow);
+    await runTurn(options(model, { registry, maxParallelTools: 3 }));
+    expect(peak).toBe(3);
+    const results = model.requests[1]!.messages.filter((message) => message.role === 'tool');
+    expect(results).toHaveLength(40);
+    expect(results.filter((message) => message.content === 'slept')).toHaveLength(32);
+    expect(results.at(-1)).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/at most 32 tool calls/),
+    });
+  });
+
   it('turns a throwing tool into an error result and keeps going', async () => {
     const registry = new ToolRegistry().register({
       ...echo,

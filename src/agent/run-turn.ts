@@ -7,12 +7,17 @@ import type {
   ToolCall,
   Usage,
 } from '../llm/types.js';
+import { Semaphore } from '../util/semaphore.js';
 import { compressToolResults } from './compress-tool-results.js';
 import { fitWindow } from './fit-window.js';
 import type { ToolContext, ToolResult } from './tool.js';
 import { capText, describeCall } from './tool-output.js';
 import { type AfterToolCall, type BeforeToolCall, type ToolRegistry, USE_TOOLS } from './tool-registry.js';
-import { MAX_ARGUMENT_CHARS } from './validate-arguments.js';
+import { MAX_ARGUMENT_CHARS, MAX_ARGUMENT_DEPTH, nestsDeeperThan } from './validate-arguments.js';
+
+/** Tool calls of one response past this many are refused (150 `sleep`s in one response must not all run). */
+export const MAX_CALLS_PER_ROUND = 32;
+const DEFAULT_PARALLEL_TOOLS = 4;
 
 /** Progress of one turn, as the loop sees it. */
 export type LoopEvent =
@@ -39,6 +44,8 @@ export interface RunTurnOptions {
    */
   maxInputTokens?: number;
   tag?: string;
+  /** Tool calls of one response that run at once (default 4); the rest wait for a slot. */
+  maxParallelTools?: number;
   beforeToolCall?: BeforeToolCall;
   afterToolCall?: AfterToolCall;
   onEvent?: (event: LoopEvent) => void;
@@ -144,8 +151,13 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     record({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
 
     let repeated: string | undefined;
+    const slots = new Semaphore(options.maxParallelTools ?? DEFAULT_PARALLEL_TOOLS);
     const outcomes = await Promise.all(
-      result.toolCalls.map(async (call) => {
+      result.toolCalls.map(async (call, index) => {
+        if (index >= MAX_CALLS_PER_ROUND) {
+          const content = `Not run: one response may make at most ${MAX_CALLS_PER_ROUND} tool calls (this one made ${result.toolCalls.length}). Make the rest in your next step.`;
+          return { call, result: { content, isError: true } satisfies ToolResult };
+        }
         const key = `${call.name}\u0000${call.arguments.trim()}`;
         const count = (callCounts.get(key) ?? 0) + 1;
         callCounts.set(key, count);
@@ -155,7 +167,11 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
           return { call, result: { content, isError: true } satisfies ToolResult };
         }
         if (call.name === USE_TOOLS) return activate(options, call, active);
-        return runCall(options, call);
+        const skipped = {
+          call,
+          result: { content: 'The call was cancelled.', isError: true } satisfies ToolResult,
+        };
+        return slots.run(() => runCall(options, call), options.signal, skipped);
       }),
     );
     for (const { call, result: toolResult } of outcomes) {
@@ -203,7 +219,11 @@ async function runCall(options: RunTurnOptions, call: ToolCall) {
   const tool = registry.get(call.name);
   let hintArgs: Record<string, unknown> | undefined;
   // The hint parses the arguments only when validation will (an oversized text is refused unparsed).
-  if (tool && call.arguments.length <= MAX_ARGUMENT_CHARS) {
+  if (
+    tool &&
+    call.arguments.length <= MAX_ARGUMENT_CHARS &&
+    !nestsDeeperThan(call.arguments, MAX_ARGUMENT_DEPTH)
+  ) {
     try {
       hintArgs = JSON.parse(call.arguments || '{}') as Record<string, unknown>;
     } catch {

@@ -16,6 +16,8 @@ export interface ToolContext {
   interactive: boolean;
   /** Absolute real path of the workspace folder. */
   workspace: string;
+  /** Subagent hops that led to this turn (0 or absent: a person started it); see InboundMessage.spawnDepth. */
+  spawnDepth?: number;
   /** Progress for the UI (e.g. "downloading 3/10"); never sent to the model. */
   progress(text: string): void;
 }
@@ -30,6 +32,11 @@ export interface ToolAssessment {
   egress?: { target: string };
   /** What an `always` grant binds to: exec → program name, files → path prefix, web → host. */
   target?: string;
+  /**
+   * Set when the call stores text that later prompts will read (a task, a memo, a reminder): what it stores.
+   * After untrusted content such a call asks, so an injected instruction cannot plant itself for later turns.
+   */
+  persists?: string;
 }
 
 export interface ToolResult {

@@ -18,6 +18,11 @@ export interface InboundMessage {
    * owner id). Absent means not the owner: fail closed.
    */
   fromOwner?: boolean;
+  /**
+   * Subagent hops that led to this message: absent (0) for people, a subagent's depth for its report. The
+   * turn it starts may spawn only while this is below `agent.subagents.max_depth`.
+   */
+  spawnDepth?: number;
   metadata?: Record<string, unknown>;
 }
 

@@ -81,9 +81,26 @@ export const gatewaySchema = z.strictObject({
   token: z.string().optional(),
 });
 
+/** `agent.subagents`: how far background subagents may fan out (the `spawn` tool). */
+export const subagentsSchema = z.strictObject({
+  /** Subagent hops: 1 = the owner's turn may spawn, a subagent's report may not spawn again. 0 = no spawning. */
+  max_depth: integer(0, 3).default(1),
+  /** Subagents queued or running per conversation at once. */
+  per_session: integer(1, 50).default(3),
+  /** Subagents one conversation may start in a rolling hour. */
+  per_session_hourly: integer(1, 1000).default(20),
+  /** Subagents queued or running across all conversations. */
+  max_queued: integer(1, 200).default(10),
+  /** Subagents running at once (the rest wait). */
+  max_concurrent: integer(1, 20).default(3),
+  max_rounds: integer(1, 200).default(15),
+});
+
 export const agentSchema = z.strictObject({
   max_rounds: integer(1).default(40),
   max_concurrency: integer(1).default(4),
+  /** Tool calls of one model response that run at once (the rest wait their turn). */
+  max_parallel_tools: integer(1, 64).default(4),
   max_tool_result_chars: integer(100).default(16000),
   repeat_limit: integer(1).default(3),
   history_reserve_tokens: integer(0).default(1024),
@@ -92,6 +109,7 @@ export const agentSchema = z.strictObject({
       message: 'unknown time zone; use an IANA name such as Europe/Berlin or America/New_York',
     })
     .optional(),
+  subagents: subagentsSchema.prefault({}),
 });
 
 export const logSchema = z.strictObject({

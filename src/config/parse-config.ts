@@ -109,6 +109,15 @@ export function parseConfig(text: string, options: ParseConfigOptions): WrenConf
     agent: {
       maxRounds: agent.max_rounds,
       maxConcurrency: agent.max_concurrency,
+      maxParallelTools: agent.max_parallel_tools,
+      subagents: {
+        maxDepth: agent.subagents.max_depth,
+        perSession: agent.subagents.per_session,
+        perSessionHourly: agent.subagents.per_session_hourly,
+        maxQueued: agent.subagents.max_queued,
+        maxConcurrent: agent.subagents.max_concurrent,
+        maxRounds: agent.subagents.max_rounds,
+      },
       maxToolResultChars: agent.max_tool_result_chars,
       repeatLimit: agent.repeat_limit,
       historyReserveTokens: agent.history_reserve_tokens,

@@ -67,9 +67,21 @@ export interface GatewayConfig {
   readonly token?: string;
 }
 
+/** Limits on background subagents (`agent.subagents`). */
+export interface SubagentLimits {
+  readonly maxDepth: number;
+  readonly perSession: number;
+  readonly perSessionHourly: number;
+  readonly maxQueued: number;
+  readonly maxConcurrent: number;
+  readonly maxRounds: number;
+}
+
 export interface AgentConfig {
   readonly maxRounds: number;
   readonly maxConcurrency: number;
+  readonly maxParallelTools: number;
+  readonly subagents: SubagentLimits;
   readonly maxToolResultChars: number;
   readonly repeatLimit: number;
   readonly historyReserveTokens: number;

@@ -59,14 +59,27 @@ export function matches(matcher: GateMatcher, tool: string, args: Record<string,
   return Object.entries(matcher.match).every(([name, glob]) => {
     const text = argText(args[name]);
     if (text === undefined) return false;
-    // A `command` glob never reaches past a shell operator it does not spell out itself: the rule
-    // `git status*` must not cover `git status; rm -rf ~`.
-    if (name === 'command' && SHELL_CHAIN.test(text) && !SHELL_CHAIN.test(glob)) return false;
+    // A `command` glob never reaches past a shell operator or redirection it does not spell out itself: the
+    // rule `git status*` must not cover `git status; rm -rf ~` nor `git status > ~/.bashrc`.
+    if (name === 'command') {
+      const reach = withoutHarmlessRedirections(text);
+      if (SHELL_REACH.test(reach) && !SHELL_REACH.test(glob)) return false;
+    }
     return globMatch(glob, text);
   });
 }
 
-const SHELL_CHAIN = /[;&|`\n]|\$\(|[<>]\(/;
+/** Operators that chain, substitute or redirect: `;`, `&`, `|`, backticks, newlines, `$(`, `<(`, `<`, `>`. */
+const SHELL_REACH = /[;&|`\n<>]|\$\(/;
+
+/**
+ * Redirections that write nowhere and read nothing (`2>&1`, `>/dev/null`, `2>/dev/null`, `&>/dev/null`):
+ * removed before the reach check so `git status 2>/dev/null` still matches `git status*`. Only unquoted,
+ * whole-token forms count; anything else keeps the command out of the glob's reach.
+ */
+function withoutHarmlessRedirections(command: string): string {
+  return command.replace(/(^|\s)(\d?>&\d|(?:\d|&)?>>?\s*\/dev\/null)(?=\s|$)/g, '$1');
+}
 
 const TIER: Record<Risk, number> = { safe: 0, moderate: 1, sensitive: 2, dangerous: 3 };
 const ASK_FROM: Record<GateMode, number> = { ask: 2, strict: 1, auto: Number.POSITIVE_INFINITY };
@@ -155,8 +168,10 @@ function describeTaint(taint: readonly TaintMark[]): string {
  * The gate's policy pipeline, pure. The non-owner restrictions come first; then, first match wins: hard deny
  * list → explicit rules → always-allow / always-ask → risk × mode. Then two steps that only escalate allow to
  * ask: taint (the session read untrusted or private data and the call sends data to a target not on
- * `egress_allow`; explicit rules do not lift this, only `egress_allow` does) and danger signatures or
- * unanalysable input (lifted only by an explicit rule). Signature asks can only be approved once.
+ * `egress_allow`; explicit rules do not lift this, only `egress_allow` does; or, after untrusted content, the
+ * call stores text later prompts read) and danger signatures or
+ * unanalysable input (lifted only by an explicit allow rule that names them in `signatures`). Signature asks
+ * can only be approved once.
  */
 export function evaluatePolicy(input: PolicyInput): PolicyDecision {
   if (!input.isOwner) {
@@ -180,15 +195,34 @@ export function evaluatePolicy(input: PolicyInput): PolicyDecision {
     else decision.reason = `${decision.reason} ${reason}`;
   }
 
+  const untrusted = taint.filter((mark) => mark.kind === 'untrusted');
+  if (assessment.persists && untrusted.length > 0) {
+    const reason = `This session has read ${describeTaint(untrusted)}, and this ${input.tool.name} call stores ${assessment.persists}, which later prompts will read.`;
+    if (decision.action === 'allow') Object.assign(decision, { action: 'ask', rule: 'taint', reason });
+    else decision.reason = `${decision.reason} ${reason}`;
+    // The owner must see this very text: no standing grant covers it.
+    decision.onceOnly = true;
+  }
+
   const findings = [
     ...(assessment.signatures ?? []),
     ...(assessment.unanalysable ? [`cannot be analysed: ${assessment.unanalysable}`] : []),
   ];
-  if (findings.length > 0 && !(explicit && decision.action === 'allow')) {
-    const reason = `Danger signature: ${findings.join('; ')}.`;
+  // An explicit allow lifts only the signatures its rule names (`signatures: ["pipes into an interpreter*"]`):
+  // a rule written for `git status*` never waves through `git status > ~/.bashrc`'s signature.
+  const lifted = explicit && decision.action === 'allow' ? liftedBy(config, decision.rule) : [];
+  const remaining = findings.filter((finding) => !lifted.some((glob) => globMatch(glob, finding)));
+  if (remaining.length > 0) {
+    const reason = `Danger signature: ${remaining.join('; ')}.`;
     if (decision.action === 'allow') Object.assign(decision, { action: 'ask', rule: 'signature', reason });
     else decision.reason = `${decision.reason} ${reason}`;
     decision.onceOnly = true;
   }
   return decision;
+}
+
+/** The signature globs of the rule that decided (`rules[2]`), if it was an explicit rule. */
+function liftedBy(config: GateConfig, rule: string): readonly string[] {
+  const index = /^rules\[(\d+)\]$/.exec(rule)?.[1];
+  return index === undefined ? [] : (config.rules[Number(index)]?.signatures ?? []);
 }

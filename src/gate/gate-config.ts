@@ -15,6 +15,11 @@ export interface GateMatcher {
 
 export interface GateRule extends GateMatcher {
   readonly action: GateAction;
+  /**
+   * Danger-signature globs an `allow` rule lifts (`"pipes into an interpreter*"`, `"cannot be analysed*"`).
+   * Without them an allow rule lifts none: signatures still ask.
+   */
+  readonly signatures?: readonly string[];
 }
 
 /** What senders who are not the owner may not do. */
@@ -55,6 +60,7 @@ const rule = z.strictObject({
   tool: nonEmpty,
   match: argGlobs.default({}),
   action: z.enum(GATE_ACTIONS),
+  signatures: z.array(nonEmpty).optional(),
 });
 
 const seconds = z.preprocess(

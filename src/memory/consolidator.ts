@@ -49,6 +49,12 @@ export interface ConsolidatorOptions {
   onUsage?: (info: { sessionId: string; usage: Usage; endpoint?: string }) => void;
   /** Failures (also recorded in the status store); never secrets. */
   onError?: (error: unknown, sessionId: string) => void;
+  /**
+   * When the session first read untrusted content (web pages, MCP output, a non-owner's message), if it
+   * did: facts from a chunk at or after that time are kept out of MEMORY.md (they are listed in the
+   * HISTORY.md entry instead), so an injected "fact" never reaches every later prompt.
+   */
+  untrustedSince?: (sessionId: string) => number | undefined;
   /** Test hook: runs at each stage; a returned promise holds the job there. */
   onStage?: (stage: ConsolidationStage, sessionId: string) => void | Promise<void>;
 }
@@ -68,6 +74,8 @@ interface Chunk {
   lines: string[];
   throughSeq: number;
   count: number;
+  /** When its newest message was stored. */
+  lastAt: number;
 }
 
 /** Messages read per consolidation step at most. */
@@ -251,7 +259,12 @@ export class Consolidator {
       }
     }
     const end = boundary >= 0 ? boundary : lines.length - 1; // one turn larger than the window: cut inside it
-    return { lines: lines.slice(0, end + 1), throughSeq: page[end]!.seq, count: end + 1 };
+    return {
+      lines: lines.slice(0, end + 1),
+      throughSeq: page[end]!.seq,
+      count: end + 1,
+      lastAt: page[end]!.createdAt,
+    };
   }
 
   private async consolidateChunk(sessionId: string, state: MemoryState, chunk: Chunk): Promise<boolean> {
@@ -291,6 +304,10 @@ export class Consolidator {
     );
     await this.stage('model-done', sessionId);
     const fromSeq = state.consolidatedSeq + 1;
+    const untrustedAt = this.options.untrustedSince?.(sessionId);
+    const held = untrustedAt !== undefined && untrustedAt <= chunk.lastAt;
+    const add = output.memoryAdd.slice(0, MAX_FACTS);
+    const remove = output.memoryRemove.slice(0, MAX_FACTS);
     const payload: ConsolidationPayload = {
       marker: historyMarker(sessionId, fromSeq, chunk.throughSeq),
       history: formatHistoryEntry({
@@ -298,10 +315,10 @@ export class Consolidator {
         sessionId,
         fromSeq,
         throughSeq: chunk.throughSeq,
-        text: output.historyEntry,
+        text: held ? withHeldFacts(output.historyEntry, add, remove) : output.historyEntry,
       }),
-      add: output.memoryAdd.slice(0, MAX_FACTS),
-      remove: output.memoryRemove.slice(0, MAX_FACTS),
+      add: held ? [] : add,
+      remove: held ? [] : remove,
       messages: chunk.count,
       inputTokens: result?.usage.inputTokens ?? 0,
       outputTokens: result?.usage.outputTokens ?? 0,
@@ -383,4 +400,17 @@ export class Consolidator {
     timer.unref();
     this.timers.set(sessionId, timer);
   }
+}
+
+/** A HISTORY.md entry that also lists the MEMORY.md edits held back because the chunk read untrusted content. */
+function withHeldFacts(entry: string, add: string[], remove: string[]): string {
+  if (add.length + remove.length === 0) return entry;
+  const lines = [
+    entry,
+    '',
+    'Not saved to MEMORY.md (this part of the conversation read untrusted content; add what is true by hand):',
+    ...add.map((fact) => `- would add: ${fact}`),
+    ...remove.map((fact) => `- would remove: ${fact}`),
+  ];
+  return lines.join('\n');
 }

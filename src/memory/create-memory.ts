@@ -7,6 +7,7 @@ import type { Tool } from '../agent/tool.js';
 import type { ChatModel } from '../llm/types.js';
 import { SqliteConsolidationStatusStore } from '../store/consolidation-status-repository.js';
 import { MemoRepository } from '../store/memo-repository.js';
+import { TaintRepository } from '../store/taint-repository.js';
 import { TaskRepository } from '../store/task-repository.js';
 import { Consolidator, type ConsolidatorOptions } from './consolidator.js';
 import { createMemoryCommands } from './memory-commands.js';
@@ -66,6 +67,7 @@ export function createMemory(deps: MemoryDeps): Memory {
   const memos = new MemoRepository(deps.db, deps.clock);
   const tasks = new TaskRepository(deps.db, deps.clock);
   const skills = new SkillLibrary(deps.workspace, deps.env);
+  const taint = new TaintRepository(deps.db);
   const consolidator = new Consolidator({
     store: deps.store,
     model: deps.model,
@@ -73,6 +75,7 @@ export function createMemory(deps: MemoryDeps): Memory {
     workspace: deps.workspace,
     config: deps.config,
     historyBudget: deps.historyBudget,
+    untrustedSince: (sessionId) => taint.of(sessionId).find((mark) => mark.kind === 'untrusted')?.at,
     ...(deps.timezone ? { timezone: deps.timezone } : {}),
     ...(deps.clock ? { clock: deps.clock } : {}),
     ...(deps.onUsage ? { onUsage: deps.onUsage } : {}),

@@ -43,7 +43,7 @@ export class ScriptedModel implements ChatModel {
     this.requests.push(structuredClone(request));
     let step: ScriptStep = this.steps.shift() ?? { text: 'ok' };
     while (typeof step === 'function') step = step(request);
-    if (this.gate) {
+    if (this.gate && !signal?.aborted) {
       await Promise.race([
         this.gate,
         new Promise((resolve) => signal?.addEventListener('abort', resolve, { once: true })),

@@ -18,6 +18,10 @@ export function memoLine(memo: Memo, zone?: string): string {
   return `#${memo.id} (${formatStamp(memo.createdAt, zone)}) ${memo.text}`;
 }
 
+function preview(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+}
+
 /** `memo`: the owner's notes (save, list, search, delete). Moderate risk; reads are private data. */
 export function createMemoTool(deps: { memos: MemoRepository; timezone?: () => string | undefined }): Tool {
   return {
@@ -26,6 +30,10 @@ export function createMemoTool(deps: { memos: MemoRepository; timezone?: () => s
       'Keep notes for the owner: save, list, search or delete memos (short texts the owner wants kept verbatim).',
     parameters: toolSchema(parameters),
     risk: 'moderate',
+    assess: (raw) =>
+      raw['action'] === 'save' && typeof raw['text'] === 'string'
+        ? { persists: `a memo ("${preview(raw['text'])}")` }
+        : {},
     async execute(raw) {
       const args = parameters.parse(raw);
       const zone = deps.timezone?.();

@@ -45,6 +45,12 @@ export function createTaskTool(deps: { tasks: TaskRepository }): Tool {
       "Manage the owner's to-do list: create, list, update, complete or delete tasks with optional due date and priority.",
     parameters: toolSchema(parameters),
     risk: 'moderate',
+    // Open tasks are part of every system prompt: what a tainted turn writes there asks first.
+    assess: (raw) => {
+      if (raw['action'] !== 'create' && raw['action'] !== 'update') return {};
+      const text = [raw['title'], raw['notes']].filter((part) => typeof part === 'string').join(' — ');
+      return text ? { persists: `a task ("${text.length > 80 ? `${text.slice(0, 77)}…` : text}")` } : {};
+    },
     async execute(raw) {
       const args = parameters.parse(raw);
       const { tasks } = deps;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { RuntimeCommand } from '../../agent/agent-runtime.js';
-import type { Tool } from '../../agent/tool.js';
+import { type Tool, ToolError } from '../../agent/tool.js';
 import { toolSchema } from '../tool-schema.js';
-import type { SubagentManager } from './subagent-manager.js';
+import { type SubagentInfo, SubagentLimitError, type SubagentManager } from './subagent-manager.js';
 
 const parameters = z
   .object({
@@ -25,7 +25,13 @@ export function createSpawnTool(manager: SubagentManager): Tool {
     risk: 'moderate',
     async execute(raw, ctx) {
       const args = parameters.parse(raw);
-      const info = manager.spawn(args.task, ctx, args.tools);
+      let info: SubagentInfo;
+      try {
+        info = manager.spawn(args.task, ctx, args.tools);
+      } catch (error) {
+        if (error instanceof SubagentLimitError) throw new ToolError(error.message);
+        throw error;
+      }
       return {
         content: `Started subagent ${info.id} with tools: ${info.tools.join(', ') || 'none'}. Its report will arrive as a message; tell the owner it is working on it.`,
         details: info,

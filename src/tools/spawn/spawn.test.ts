@@ -12,7 +12,7 @@ import { MessageBus } from '../../bus/message-bus.js';
 import type { OutboundMessage } from '../../bus/messages.js';
 import type { ModelRequest } from '../../llm/types.js';
 import { createSpawnTool, createSubagentsCommand } from './spawn-tool.js';
-import { SubagentManager } from './subagent-manager.js';
+import { type SubagentLimits, SubagentManager } from './subagent-manager.js';
 
 const count: Tool = {
   name: 'count_files',
@@ -27,7 +27,20 @@ const secret: Tool = { ...count, name: 'secret_tool', description: 'Not for suba
 
 const isSubagent = (request: ModelRequest) => request.system[0]!.text.startsWith('You are a Wren subagent');
 
-function setup(maxConcurrent = 2) {
+const limits = (overrides: Partial<SubagentLimits> = {}): (() => SubagentLimits) => {
+  const value: SubagentLimits = {
+    maxDepth: 1,
+    perSession: 3,
+    perSessionHourly: 20,
+    maxQueued: 10,
+    maxConcurrent: 2,
+    maxRounds: 4,
+    ...overrides,
+  };
+  return () => value;
+};
+
+function setup(overrides: Partial<SubagentLimits> = {}) {
   const workspace = mkdtempSync(join(tmpdir(), 'wren-spawn-'));
   const bus = new MessageBus();
   const store = new MemorySessionStore();
@@ -39,8 +52,7 @@ function setup(maxConcurrent = 2) {
     store,
     bus,
     defaultTools: ['count_files'],
-    maxRounds: 4,
-    maxConcurrent,
+    limits: limits(overrides),
   });
   registry.register(createSpawnTool(manager));
   new AgentRuntime({
@@ -125,8 +137,7 @@ describe('spawn', () => {
       store,
       bus,
       defaultTools: ['count_files'],
-      maxRounds: 2,
-      maxConcurrent: 1,
+      limits: limits({ maxConcurrent: 1, maxRounds: 2 }),
     });
     const a = manager.spawn('first', ctx());
     const b = manager.spawn('second', ctx());
@@ -152,6 +163,70 @@ describe('spawn', () => {
   });
 });
 
+describe('spawn limits', () => {
+  it('a report cannot spawn again: a model that always spawns makes one subagent, not thousands', async () => {
+    const { model, send, manager, outbound } = setup();
+    let mainCalls = 0;
+    // A runaway model: every main-agent request spawns again; every subagent answers at once.
+    model.script(
+      ...Array.from({ length: 40 }, () => (request: ModelRequest) => {
+        if (isSubagent(request)) return { text: 'sub report' };
+        mainCalls++;
+        const last = request.messages.at(-1)!;
+        return last.role === 'tool'
+          ? { text: `main saw: ${String(last.content).slice(0, 200)}` }
+          : { toolCalls: [{ name: 'spawn', arguments: { task: 'again' } }] };
+      }),
+    );
+    await send('m1', 'go');
+    await until(() => outbound.some((message) => message.text.includes('may not lead to more than 1')));
+    await until(() => manager.list().every((info) => info.state === 'done'));
+    expect(manager.list()).toHaveLength(1);
+    expect(manager.list()[0]!.depth).toBe(1);
+    // The owner's turn (spawn + reply) and the report's turn (refused spawn + reply): four main calls.
+    expect(mainCalls).toBe(4);
+  });
+
+  it('refuses past the per-session, hourly and global limits with a reason the model can act on', async () => {
+    let now = 0;
+    const model = new ScriptedModel();
+    model.gate = new Promise(() => {});
+    const bus = new MessageBus();
+    bus.consumeInbound(() => {});
+    const manager = new SubagentManager({
+      model,
+      registry: new ToolRegistry().register(count),
+      store: new MemorySessionStore(),
+      bus,
+      defaultTools: ['count_files'],
+      limits: limits({ perSession: 2, maxQueued: 3, perSessionHourly: 3, maxConcurrent: 1 }),
+      clock: () => now,
+    });
+    const cancelled = async () => {
+      manager.cancelAll();
+      await until(() => manager.list().every((info) => info.state === 'cancelled'));
+    };
+    manager.spawn('a', ctx());
+    manager.spawn('b', ctx());
+    expect(() => manager.spawn('c', ctx())).toThrow(/agent\.subagents\.per_session is 2/);
+    manager.spawn('d', { ...ctx(), sessionId: 'other' });
+    expect(() => manager.spawn('e', { ...ctx(), sessionId: 'third' })).toThrow(/max_queued is 3/);
+    await cancelled();
+    // Two started in this hour, so one more is allowed, then the hourly quota holds …
+    manager.spawn('f', ctx());
+    await cancelled();
+    expect(() => manager.spawn('g', ctx())).toThrow(/per_session_hourly is 3/);
+    now += 3_600_001; // … until the hour has passed.
+    manager.spawn('h', ctx());
+    await cancelled();
+  });
+
+  it('max_depth 0 turns spawning off', () => {
+    const { manager } = setup({ maxDepth: 0 });
+    expect(() => manager.spawn('x', ctx())).toThrow(/turned off/);
+  });
+});
+
 describe('spawn and the gate', () => {
   it('charges taint, redaction and usage to the parent session', async () => {
     const model = new ScriptedModel();
@@ -172,8 +247,7 @@ describe('spawn and the gate', () => {
       store: new MemorySessionStore(),
       bus,
       defaultTools: ['count_files'],
-      maxRounds: 3,
-      maxConcurrent: 1,
+      limits: limits({ maxConcurrent: 1, maxRounds: 3 }),
       afterToolCall: (_tool, _args, _result, context) =>
         seen.push(`${context.sessionId}/${context.interactive}`),
       onUsage: (sessionId) => usage.push(sessionId),

@@ -16,7 +16,31 @@ export interface SubagentInfo {
   startedAt: number;
   finishedAt?: number;
   tools: string[];
+  /** 1 for a subagent the owner's turn started, 2 for one a report's turn started … */
+  depth: number;
 }
+
+/** How far subagents may fan out; see `agent.subagents` in config.yaml. */
+export interface SubagentLimits {
+  /** Subagent hops allowed: a turn started by a depth-d report may spawn only while d < maxDepth. */
+  maxDepth: number;
+  /** Queued or running per parent session at once. */
+  perSession: number;
+  /** Started per parent session in a rolling hour. */
+  perSessionHourly: number;
+  /** Queued or running across all sessions. */
+  maxQueued: number;
+  /** Running at once (the rest wait). */
+  maxConcurrent: number;
+  maxRounds: number;
+}
+
+/** A spawn refused by a limit; the message tells the model why and what to do instead. */
+export class SubagentLimitError extends Error {
+  override name = 'SubagentLimitError';
+}
+
+const HOUR_MS = 3_600_000;
 
 export interface SubagentManagerOptions {
   model: ChatModel;
@@ -28,9 +52,8 @@ export interface SubagentManagerOptions {
   defaultTools: string[];
   /** Every tool a subagent may ever get (the call can only pick from these); defaults to defaultTools. */
   allowedTools?: string[];
-  maxRounds: number;
-  /** Subagents running at once; more wait. */
-  maxConcurrent: number;
+  /** Read at every spawn, so config reloads apply (see `agent.subagents` in config.yaml). */
+  limits: () => SubagentLimits;
   /** Finished subagents kept for `/subagents`. */
   keepFinished?: number;
   beforeToolCall?: BeforeToolCall;
@@ -53,14 +76,23 @@ export class SubagentManager {
   private readonly finished: SubagentInfo[] = [];
   private readonly semaphore: Semaphore;
   private readonly clock: () => number;
+  /** Start times per parent session within the last hour (for `perSessionHourly`). */
+  private readonly started = new Map<string, number[]>();
 
   constructor(private readonly options: SubagentManagerOptions) {
-    this.semaphore = new Semaphore(options.maxConcurrent);
+    this.semaphore = new Semaphore(options.limits().maxConcurrent);
     this.clock = options.clock ?? Date.now;
   }
 
-  /** Starts `task` for the session in `parent`; resolves at once with the subagent's info. */
+  /**
+   * Starts `task` for the session in `parent`; returns at once with the subagent's info.
+   * @throws SubagentLimitError when a limit of `agent.subagents` refuses it (depth, per-session, hourly,
+   * global queue): a report's turn cannot spawn again without bound.
+   */
   spawn(task: string, parent: ToolContext, tools?: string[]): SubagentInfo {
+    const limits = this.options.limits();
+    const depth = (parent.spawnDepth ?? 0) + 1;
+    this.checkLimits(limits, depth, parent.sessionId);
     const permitted = new Set(this.options.allowedTools ?? this.options.defaultTools);
     const allowed = (tools ?? this.options.defaultTools).filter(
       (name) => name !== 'spawn' && permitted.has(name) && this.options.registry.get(name),
@@ -72,7 +104,10 @@ export class SubagentManager {
       parentSessionId: parent.sessionId,
       startedAt: this.clock(),
       tools: allowed,
+      depth,
     };
+    this.started.get(parent.sessionId)!.push(info.startedAt);
+    this.semaphore.setLimit(limits.maxConcurrent);
     const controller = new AbortController();
     this.running.set(info.id, { info, controller });
     void this.semaphore
@@ -80,6 +115,36 @@ export class SubagentManager {
       .catch(() => undefined)
       .finally(() => this.settle(info, controller.signal.aborted ? 'cancelled' : undefined));
     return { ...info };
+  }
+
+  private checkLimits(limits: SubagentLimits, depth: number, sessionId: string): void {
+    if (depth > limits.maxDepth) {
+      throw new SubagentLimitError(
+        limits.maxDepth === 0
+          ? 'Subagents are turned off (agent.subagents.max_depth is 0). Do the work yourself.'
+          : `This turn was started by a subagent's report; a subagent may not lead to more than ${limits.maxDepth} level(s) of subagents (agent.subagents.max_depth). Do the remaining work yourself or tell the owner.`,
+      );
+    }
+    const active = [...this.running.values()].map((entry) => entry.info);
+    const mine = active.filter((info) => info.parentSessionId === sessionId).length;
+    if (mine >= limits.perSession) {
+      throw new SubagentLimitError(
+        `This conversation already has ${mine} subagent(s) queued or running (agent.subagents.per_session is ${limits.perSession}); wait for their reports.`,
+      );
+    }
+    if (active.length >= limits.maxQueued) {
+      throw new SubagentLimitError(
+        `${active.length} subagents are queued or running (agent.subagents.max_queued is ${limits.maxQueued}); wait for some to finish.`,
+      );
+    }
+    const since = this.clock() - HOUR_MS;
+    const recent = (this.started.get(sessionId) ?? []).filter((at) => at > since);
+    this.started.set(sessionId, recent);
+    if (recent.length >= limits.perSessionHourly) {
+      throw new SubagentLimitError(
+        `This conversation started ${recent.length} subagents in the last hour (agent.subagents.per_session_hourly is ${limits.perSessionHourly}); do the work yourself or wait.`,
+      );
+    }
   }
 
   list(): SubagentInfo[] {
@@ -121,7 +186,7 @@ export class SubagentManager {
       // The gate sees the parent's session and chat: taint, grants and messages belong to the conversation
       // that asked for the work. Nobody can be asked from here.
       toolContext: { ...parent, interactive: false, progress: () => {} },
-      maxRounds: this.options.maxRounds,
+      maxRounds: this.options.limits().maxRounds,
       repeatLimit: 3,
       maxToolResultChars: 8000,
       ...(this.options.beforeToolCall ? { beforeToolCall: this.options.beforeToolCall } : {}),
@@ -151,6 +216,7 @@ export class SubagentManager {
       fromOwner: true,
       interactive: false,
       text: `[Subagent ${info.id} ${failed ? 'failed' : 'finished'}. Task: ${info.task}]\n${report}\n[Tell the owner what matters in this report.]`,
+      spawnDepth: info.depth,
       metadata: { origin: 'subagent', subagentId: info.id },
     });
   }
