@@ -25,11 +25,12 @@ function setup(model = new ScriptedModel(), overrides: Partial<AgentSettings> = 
   ensureWorkspaceFiles(workspace);
   const bus = new MessageBus();
   const store = new MemorySessionStore();
+  const registry = new ToolRegistry();
   const runtime = new AgentRuntime({
     bus,
     store,
     model,
-    registry: new ToolRegistry(),
+    registry,
     context: new ContextBuilder({ workspace, timezone: 'UTC', now: () => new Date('2026-11-30T10:00:00Z') }),
     workspace: () => workspace,
     settings: () => ({ ...settings, ...overrides }),
@@ -38,7 +39,7 @@ function setup(model = new ScriptedModel(), overrides: Partial<AgentSettings> = 
   let n = 0;
   const send = (text: string, chatId = 'chat', extra: Partial<InboundMessage> = {}) =>
     bus.request({ id: `m${++n}`, channel: 'test', senderId: 'owner', chatId, text, ...extra });
-  return { bus, store, runtime, model, send };
+  return { bus, store, runtime, model, send, registry };
 }
 
 const lastUserText = (model: ScriptedModel, index: number) => {
@@ -151,12 +152,93 @@ describe('AgentRuntime', () => {
     expect(model.requests.at(-1)!.messages).toHaveLength(1);
   });
 
-  it('reports a model failure as an error message and stores nothing for it', async () => {
+  it('reports a model failure as an error message; the question stays stored, with no answer', async () => {
     const { send, model, store } = setup();
     model.script({ stopReason: 'error' });
     const reply = await send('hi');
     expect(reply).toMatchObject({ kind: 'error', text: 'scripted failure' });
-    expect(await store.recentMessages(reply.sessionId, 1e9)).toEqual([]);
+    const stored = await store.recentMessages(reply.sessionId, 1e9);
+    expect(stored.map((item) => item.message)).toEqual([{ role: 'user', content: 'hi' }]);
+  });
+
+  it('stores each message as it happens: a turn that never ends leaves what already ran in the history', async () => {
+    const { send, model, store, registry } = setup();
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    registry.register({
+      name: 'fast',
+      description: 'fast',
+      parameters: { type: 'object', additionalProperties: true },
+      risk: 'safe',
+      execute: async () => ({ content: 'fast done' }),
+    });
+    registry.register({
+      name: 'hang',
+      description: 'hang',
+      parameters: { type: 'object', additionalProperties: true },
+      risk: 'safe',
+      execute: async () => {
+        await held;
+        return { content: 'late' };
+      },
+    });
+    model.script(
+      {
+        toolCalls: [
+          { name: 'fast', arguments: {}, id: 'f1' },
+          { name: 'hang', arguments: {}, id: 'h1' },
+        ],
+      },
+      { text: 'all done' },
+    );
+    const reply = send('do both');
+    // While the turn hangs on one call (as if the process were killed now), the store already shows the
+    // question, the model's calls and the result of the call that finished.
+    let stored: Awaited<ReturnType<typeof store.recentMessages>> = [];
+    for (let tries = 0; tries < 500 && stored.length < 3; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      stored = await store.recentMessages((await store.listSessions(1))[0]?.id ?? '', 1e9);
+    }
+    expect(stored.map((item) => item.message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(stored[2]!.message).toMatchObject({ toolCallId: 'f1', content: 'fast done' });
+    release();
+    expect((await reply).text).toBe('all done');
+  });
+
+  it('answers the next turn after an interrupted one: calls without a result are marked, nothing is lost', async () => {
+    const { send, model, store } = setup();
+    model.script({ text: 'first' });
+    const first = await send('hello');
+    // What a kill -9 in the middle of the next turn leaves: the question, the calls, one of two results.
+    await store.appendMessages(first.sessionId, [
+      { message: { role: 'user', content: 'write two files' }, tokens: 5 },
+      {
+        message: {
+          role: 'assistant',
+          content: '',
+          toolCalls: [
+            { id: 'w1', name: 'write_file', arguments: '{"path":"a"}' },
+            { id: 'w2', name: 'write_file', arguments: '{"path":"b"}' },
+          ],
+        },
+        tokens: 20,
+      },
+      {
+        message: { role: 'tool', toolCallId: 'w1', toolName: 'write_file', content: 'Created a' },
+        tokens: 5,
+      },
+    ]);
+    model.script({ text: 'a was written; b may not have been' });
+    await send('did it work?');
+    const messages = model.requests.at(-1)!.messages;
+    const results = messages.filter((message) => message.role === 'tool');
+    expect(results.map((message) => message.role === 'tool' && message.toolCallId)).toEqual(['w1', 'w2']);
+    expect(results[1]).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/may or may not have/),
+    });
   });
 
   it('emits progress events for the turn', async () => {

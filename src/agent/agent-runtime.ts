@@ -5,6 +5,7 @@ import { estimateMessageTokens, estimateTokens } from '../llm/token-estimate.js'
 import type { ChatMessage, ChatModel, Usage } from '../llm/types.js';
 import { Semaphore } from '../util/semaphore.js';
 import type { ContextBuilder } from './context-builder.js';
+import { repairToolPairs } from './repair-tool-pairs.js';
 import { type LoopEvent, runTurn, type TurnResult } from './run-turn.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
 import { capText } from './tool-output.js';
@@ -308,7 +309,9 @@ export class AgentRuntime {
       estimateMessageTokens(userMessage) +
       64;
     const budget = limits.contextWindow - limits.maxOutputTokens - settings.historyReserveTokens - fixed;
-    const history = budget > 0 ? await store.recentMessages(session.id, budget) : [];
+    const history = repairToolPairs(
+      (budget > 0 ? await store.recentMessages(session.id, budget) : []).map((stored) => stored.message),
+    );
     const note = context.runtimeNote(message.channel);
     const requestUser = withNote(
       userMessage,
@@ -316,11 +319,23 @@ export class AgentRuntime {
       Math.max(256, (budget + estimateMessageTokens(userMessage)) * 3),
     );
 
+    // Stored before the model is asked, and each message of the turn as it happens (see runTurn's persist):
+    // a turn killed mid-way leaves a history that shows what it already did.
+    const persist = (item: { message: ChatMessage; details?: unknown }) =>
+      store.appendMessages(session.id, [
+        {
+          message: item.message,
+          tokens: estimateMessageTokens(item.message),
+          ...(item.details === undefined ? {} : { details: item.details }),
+        },
+      ]);
+    await persist({ message: userMessage });
     const result = await runTurn({
       model,
       registry,
       system,
-      messages: [...history.map((stored) => stored.message), requestUser],
+      messages: [...history, requestUser],
+      persist,
       toolContext: {
         sessionId: session.id,
         channel: message.channel,
@@ -344,17 +359,6 @@ export class AgentRuntime {
       signal,
     });
 
-    const failedEmpty = result.stopReason === 'error' && result.produced.length === 0;
-    if (!failedEmpty) {
-      await store.appendMessages(session.id, [
-        { message: userMessage, tokens: estimateMessageTokens(userMessage) },
-        ...result.produced.map((item) => ({
-          message: item.message,
-          tokens: estimateMessageTokens(item.message),
-          ...(item.details === undefined ? {} : { details: item.details }),
-        })),
-      ]);
-    }
     this.options.onTurnEnd?.({
       session,
       usage: result.usage,

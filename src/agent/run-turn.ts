@@ -49,6 +49,12 @@ export interface RunTurnOptions {
   beforeToolCall?: BeforeToolCall;
   afterToolCall?: AfterToolCall;
   onEvent?: (event: LoopEvent) => void;
+  /**
+   * Stores each message of the turn the moment it exists (assistant messages when the model answers, tool
+   * results as each call completes), so a crash mid-turn leaves a history that shows what already ran.
+   * A rejection ends the turn with that error.
+   */
+  persist?: (message: ProducedMessage) => Promise<void>;
   signal: AbortSignal;
 }
 
@@ -125,9 +131,10 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
   const callCounts = new Map<string, number>();
   /** Tools activated with use_tools: their schemas are sent for the rest of this turn. */
   const active = new Set<string>();
-  const record = (message: ChatMessage, details?: unknown) => {
+  const record = async (message: ChatMessage) => {
     transcript.push(message);
-    produced.push(details === undefined ? { message } : { message, details });
+    produced.push({ message });
+    await options.persist?.({ message });
   };
 
   let endpoint: string | undefined;
@@ -137,7 +144,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     endpoint = result.endpoint ?? endpoint;
     const failed = result.stopReason === 'error' || result.stopReason === 'aborted';
     if (failed || result.toolCalls.length === 0) {
-      if (result.text) record({ role: 'assistant', content: result.text });
+      if (result.text) await record({ role: 'assistant', content: result.text });
       return {
         reply: result.text,
         produced,
@@ -148,45 +155,12 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
         ...(result.errorMessage ? { errorMessage: result.errorMessage } : {}),
       };
     }
-    record({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
+    await record({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
 
-    let repeated: string | undefined;
-    const slots = new Semaphore(options.maxParallelTools ?? DEFAULT_PARALLEL_TOOLS);
-    const outcomes = await Promise.all(
-      result.toolCalls.map(async (call, index) => {
-        if (index >= MAX_CALLS_PER_ROUND) {
-          const content = `Not run: one response may make at most ${MAX_CALLS_PER_ROUND} tool calls (this one made ${result.toolCalls.length}). Make the rest in your next step.`;
-          return { call, result: { content, isError: true } satisfies ToolResult };
-        }
-        const key = `${call.name}\u0000${call.arguments.trim()}`;
-        const count = (callCounts.get(key) ?? 0) + 1;
-        callCounts.set(key, count);
-        if (count > options.repeatLimit) {
-          repeated = call.name;
-          const content = `Stopped: this exact ${call.name} call was already made ${count - 1} times in this turn.`;
-          return { call, result: { content, isError: true } satisfies ToolResult };
-        }
-        if (call.name === USE_TOOLS) return activate(options, call, active);
-        const skipped = {
-          call,
-          result: { content: 'The call was cancelled.', isError: true } satisfies ToolResult,
-        };
-        return slots.run(() => runCall(options, call), options.signal, skipped);
-      }),
-    );
-    for (const { call, result: toolResult } of outcomes) {
-      const capped = capText(toolResult.content, options.maxToolResultChars);
-      const details = toolResult.details ?? (capped === toolResult.content ? undefined : toolResult.content);
-      record(
-        {
-          role: 'tool',
-          toolCallId: call.id,
-          toolName: call.name,
-          content: capped,
-          ...(toolResult.isError ? { isError: true } : {}),
-        },
-        details,
-      );
+    const { messages: results, repeated } = await runCalls(options, result.toolCalls, callCounts, active);
+    for (const item of results) {
+      transcript.push(item.message);
+      produced.push(item);
     }
     if (options.signal.aborted) {
       return { reply: '', produced, usage, stopReason: 'aborted', rounds: round };
@@ -212,6 +186,68 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     `the limit of ${options.maxRounds} tool rounds was reached`,
     active,
   );
+}
+
+/**
+ * Runs one response's tool calls, at most `maxParallelTools` at once, and returns their result messages in
+ * call order. Each result is persisted the moment its call completes, so a kill leaves in the history
+ * exactly the calls that ran. Calls past MAX_CALLS_PER_ROUND and repeats past `repeatLimit` are refused.
+ */
+async function runCalls(
+  options: RunTurnOptions,
+  calls: ToolCall[],
+  callCounts: Map<string, number>,
+  active: Set<string>,
+): Promise<{ messages: ProducedMessage[]; repeated?: string }> {
+  let repeated: string | undefined;
+  const slots = new Semaphore(options.maxParallelTools ?? DEFAULT_PARALLEL_TOOLS);
+  const refused = (call: ToolCall, content: string) => ({
+    call,
+    result: { content, isError: true } satisfies ToolResult,
+  });
+  const outcome = async (call: ToolCall, index: number): Promise<{ call: ToolCall; result: ToolResult }> => {
+    if (index >= MAX_CALLS_PER_ROUND) {
+      return refused(
+        call,
+        `Not run: one response may make at most ${MAX_CALLS_PER_ROUND} tool calls (this one made ${calls.length}). Make the rest in your next step.`,
+      );
+    }
+    const key = `${call.name}\u0000${call.arguments.trim()}`;
+    const count = (callCounts.get(key) ?? 0) + 1;
+    callCounts.set(key, count);
+    if (count > options.repeatLimit) {
+      repeated = call.name;
+      return refused(
+        call,
+        `Stopped: this exact ${call.name} call was already made ${count - 1} times in this turn.`,
+      );
+    }
+    if (call.name === USE_TOOLS) return activate(options, call, active);
+    return slots.run(() => runCall(options, call), options.signal, refused(call, 'The call was cancelled.'));
+  };
+  const messages = await Promise.all(
+    calls.map(async (call, index) => {
+      const { result } = await outcome(call, index);
+      const item = toolMessage(call, result, options.maxToolResultChars);
+      await options.persist?.(item);
+      return item;
+    }),
+  );
+  return repeated ? { messages, repeated } : { messages };
+}
+
+/** A tool result as the model gets it (capped) and the full output as details when it was cut. */
+function toolMessage(call: ToolCall, result: ToolResult, maxChars: number): ProducedMessage {
+  const capped = capText(result.content, maxChars);
+  const details = result.details ?? (capped === result.content ? undefined : result.content);
+  const message: ChatMessage = {
+    role: 'tool',
+    toolCallId: call.id,
+    toolName: call.name,
+    content: capped,
+    ...(result.isError ? { isError: true } : {}),
+  };
+  return details === undefined ? { message } : { message, details };
 }
 
 async function runCall(options: RunTurnOptions, call: ToolCall) {
@@ -279,8 +315,10 @@ async function wrapUp(
   });
   addUsage(usage, result.usage);
   if (result.text) {
-    transcript.push({ role: 'assistant', content: result.text });
-    produced.push({ message: { role: 'assistant', content: result.text } });
+    const message: ChatMessage = { role: 'assistant', content: result.text };
+    transcript.push(message);
+    produced.push({ message });
+    await options.persist?.({ message });
   }
   const notice = `Wren stopped using tools because ${reason}.`;
   return {

@@ -252,7 +252,9 @@ export class Consolidator {
       used += cost;
       covered += stored.tokens;
       const next = page[index + 1];
-      const atBoundary = next ? next.message.role === 'user' : page.length < PAGE;
+      // The newest stored message ends a turn only when it is a final answer: turns are stored message by
+      // message, so a tool call or result at the end may belong to a turn that is still running.
+      const atBoundary = next ? next.message.role === 'user' : page.length < PAGE && isFinalAnswer(stored);
       if (atBoundary) {
         boundary = index;
         if (covered >= target) break;
@@ -400,6 +402,10 @@ export class Consolidator {
     timer.unref();
     this.timers.set(sessionId, timer);
   }
+}
+
+function isFinalAnswer(stored: StoredMessage): boolean {
+  return stored.message.role === 'assistant' && !stored.message.toolCalls?.length;
 }
 
 /** A HISTORY.md entry that also lists the MEMORY.md edits held back because the chunk read untrusted content. */

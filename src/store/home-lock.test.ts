@@ -88,6 +88,27 @@ describe('acquireHomeLock', () => {
     acquireHomeLock(home).release();
   });
 
+  it('takes over at once from a holder killed with -9 that is still a zombie, and from a reused pid', async () => {
+    // `sleep 31` replaces the shell and never reaps its child: the killed child stays a zombie.
+    child = spawn('sh', ['-c', 'sleep 30 & echo $!; exec sleep 31'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const pid = await new Promise<number>((resolve) =>
+      child!.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))),
+    );
+    writeFileSync(lockFile(), JSON.stringify({ pid, host: hostname(), token: 'theirs' }));
+    expect(lockedError().pid).toBe(pid);
+    process.kill(pid, 'SIGKILL');
+    const deadline = Date.now() + 5000;
+    while (!readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    acquireHomeLock(home).release();
+    // A live process whose start time differs from the holder's is a reused pid, not the holder.
+    writeFileSync(
+      lockFile(),
+      JSON.stringify({ pid: process.pid, host: hostname(), start: '1', token: 'old' }),
+    );
+    acquireHomeLock(home).release();
+  });
+
   it('respects a lock from another host', () => {
     writeFileSync(lockFile(), JSON.stringify({ pid: deadPid(), host: 'elsewhere.example', token: 'x' }));
     expect(lockedError().message).toContain('on host elsewhere.example');

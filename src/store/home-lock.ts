@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { processAlive, processStartId } from '../util/process-alive.js';
 import { StoreError } from './store-error.js';
 
 /** Thrown when another live process holds the home. */
@@ -24,6 +25,8 @@ export interface HomeLock {
 interface Holder {
   pid: number;
   host?: string;
+  /** The holder's start id (see processStartId): a reused pid is not the holder. */
+  start?: string;
   /** The file's content, trimmed: what identifies one particular lock. */
   text: string;
 }
@@ -37,25 +40,16 @@ function readHolder(path: string): Holder | undefined {
     throw error;
   }
   try {
-    const parsed = JSON.parse(text) as { pid?: unknown; host?: unknown } | number;
+    const parsed = JSON.parse(text) as { pid?: unknown; host?: unknown; start?: unknown } | number;
     if (typeof parsed === 'number') return { pid: parsed, text };
     return {
       pid: Number(parsed.pid),
       ...(typeof parsed.host === 'string' ? { host: parsed.host } : {}),
+      ...(typeof parsed.start === 'string' && parsed.start ? { start: parsed.start } : {}),
       text,
     };
   } catch {
     return { pid: Number.NaN, text };
-  }
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -90,7 +84,8 @@ function removeStale(path: string, stale: Holder): void {
 /**
  * Claims `<home>/wren.lock` for this process, so that a second `wren start` on the same home refuses to run.
  * The lock file (JSON with pid, host and a random token) appears atomically (hard link of a complete temp
- * file). A lock whose pid is dead on this host is stale and taken over; a lock from another host is
+ * file). A lock whose pid is dead on this host (exited, a zombie, or reused by another process) is stale and
+ * taken over; a lock from another host is
  * respected (its pid cannot be checked). Released by `release()` or on process exit; after SIGKILL the next
  * start finds it stale.
  * @throws HomeLockedError naming the pid that holds the home; StoreError when the folder is not writable.
@@ -98,7 +93,7 @@ function removeStale(path: string, stale: Holder): void {
 export function acquireHomeLock(home: string): HomeLock {
   const path = join(home, 'wren.lock');
   const token = randomUUID();
-  const text = JSON.stringify({ pid: process.pid, host: hostname(), token });
+  const text = JSON.stringify({ pid: process.pid, host: hostname(), start: processStartId(), token });
   const me: Holder = { pid: process.pid, host: hostname(), text };
   const temp = `${path}.${process.pid}.${token.slice(0, 8)}.tmp`;
   try {
@@ -123,7 +118,7 @@ export function acquireHomeLock(home: string): HomeLock {
       const holder = readHolder(path);
       if (!holder) continue;
       const foreign = holder.host !== undefined && holder.host !== me.host;
-      if (foreign || isAlive(holder.pid)) {
+      if (foreign || processAlive(holder.pid, holder.start)) {
         const where = foreign
           ? ` on host ${holder.host}`
           : holder.pid === process.pid

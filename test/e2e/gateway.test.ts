@@ -258,16 +258,19 @@ describe('wren start (HTTP gateway)', () => {
 });
 
 describe('crash safety', () => {
-  it('survives kill -9 mid-turn: the lock is taken over, the database is consistent, nothing half-stored', async () => {
+  it('survives kill -9 mid-turn: the lock is taken over, the database is consistent, what ran is in the history', async () => {
     const home = makeHome(twoModels);
     const first = await start(home);
     llm.script({ text: 'kept', usage: { input: 10, output: 2 } });
     const kept = (await (await chat(first, { message: 'a finished turn' })).json()) as { session: string };
-    llm.script({ hang: true });
+    llm.script(
+      { toolCalls: [{ name: 'write_file', arguments: { path: 'did-run.txt', content: 'written' } }] },
+      { hang: true },
+    );
     const pending = chat(first, { message: 'a turn that never finishes', session: kept.session }).catch(
       () => undefined,
     );
-    await waitFor(() => llm.requests.length === 2);
+    await waitFor(() => llm.requests.length === 3);
     first.child.kill('SIGKILL');
     await first.exited;
     await pending;
@@ -280,16 +283,25 @@ describe('crash safety', () => {
     ).json()) as {
       messages: Array<{ seq: number; message: { role: string; content: string } }>;
     };
+    // The killed turn's question, the model's call and the call's result were stored as they happened.
     expect(stored.messages.map((item) => [item.seq, item.message.role])).toEqual([
       [1, 'user'],
       [2, 'assistant'],
+      [3, 'user'],
+      [4, 'assistant'],
+      [5, 'tool'],
     ]);
+    expect(readFileSync(join(home, 'workspace', 'did-run.txt'), 'utf8')).toBe('written');
     llm.script({ text: 'back again' });
     expect(
       await (await chat(second, { message: 'still there?', session: kept.session })).json(),
     ).toMatchObject({
       reply: 'back again',
     });
+    // The next request shows the model what already ran.
+    const history = JSON.stringify(llm.lastRequest?.body.messages);
+    expect(history).toContain('did-run.txt');
+    expect(history).toContain('a turn that never finishes');
     const doctor = await runCli(['doctor', '--json'], env(home));
     const checks = (JSON.parse(doctor.stdout) as { checks: Array<{ id: string; status: string }> }).checks;
     expect(checks.find((check) => check.id === 'database.ok')?.status).toBe('ok');

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import type { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
+import type { MessageBus } from '../bus/message-bus.js';
+import type { AgentEvent } from '../bus/messages.js';
+import { approvalSessionOf, approvalSse } from './gate-routes.js';
+import { problem } from './problem.js';
+import { pump, type SseMessage } from './sse-pump.js';
+
+/** The largest chat message the API accepts, in characters. */
+export const MAX_MESSAGE_CHARS = 1_000_000;
+
+export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+
+/** Images per message and base64 characters per image the API accepts. */
+export const MAX_IMAGES = 4;
+export const MAX_IMAGE_BASE64_CHARS = 7_000_000;
+
+const image = z
+  .object({
+    data: z
+      .string()
+      .min(1)
+      .max(MAX_IMAGE_BASE64_CHARS)
+      .regex(/^[A-Za-z0-9+/]+=*$/, 'data must be base64 without a data: prefix'),
+    mediaType: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']),
+  })
+  .strict();
+
+const chatBody = z
+  .object({
+    message: z.string().min(1, 'message must not be empty').max(MAX_MESSAGE_CHARS),
+    session: z.string().regex(SESSION_ID, 'session must be 1-128 letters, digits, _ . : -').optional(),
+    images: z.array(image).max(MAX_IMAGES).optional(),
+  })
+  .strict();
+
+/**
+ * `POST /api/chat`: one owner message into the session (new when none is named); the answer as JSON, or as
+ * server-sent events (deltas, tool progress, approvals of this session, then `done`/`error`) when the client
+ * accepts `text/event-stream`. A client that goes away cancels its turn. `requestId` registers the inbound
+ * id so its answer is not also pushed on /api/events.
+ */
+export function registerChatRoutes(app: Hono, bus: MessageBus, requestId: () => string): void {
+  app.post(
+    '/api/chat',
+    bodyLimit({
+      maxSize: MAX_MESSAGE_CHARS * 4 + MAX_IMAGES * MAX_IMAGE_BASE64_CHARS + 4096,
+      onError: (c) => c.json(problem('too_large', 'The request body is too large.'), 413),
+    }),
+  );
+
+  app.post('/api/chat', async (c) => {
+    let raw: unknown;
+    try {
+      raw = await c.req.json();
+    } catch {
+      return c.json(
+        problem('bad_request', 'The body must be JSON: {"message": "...", "session": "optional id"}.'),
+        400,
+      );
+    }
+    const parsed = chatBody.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.join('.') || 'body';
+      const tooLong = issue?.code === 'too_big' && where === 'message';
+      return c.json(
+        problem(tooLong ? 'too_large' : 'bad_request', `${where}: ${issue?.message}`),
+        tooLong ? 413 : 400,
+      );
+    }
+    const session = parsed.data.session ?? randomUUID();
+    const inbound = {
+      id: requestId(),
+      channel: 'api',
+      senderId: 'owner',
+      fromOwner: true,
+      chatId: session,
+      sessionId: session,
+      // The token holder can answer approvals through /api/approvals while the turn waits.
+      interactive: true,
+      text: parsed.data.message,
+      ...(parsed.data.images
+        ? { media: parsed.data.images.map((item) => ({ type: 'image' as const, ...item })) }
+        : {}),
+    };
+    if (c.req.header('accept')?.includes('text/event-stream')) {
+      return streamSSE(c, async (stream) => {
+        const gone = new AbortController();
+        stream.onAbort(() => gone.abort(new Error('client disconnected')));
+        const early: SseMessage[] = [];
+        let forward: (message: SseMessage) => void = (message) => early.push(message);
+        const reply = bus.request(inbound, (event) => forward(toSse(event)), gone.signal);
+        reply.catch(() => {});
+        await pump(
+          stream,
+          (push) => {
+            for (const message of early.splice(0)) push(message);
+            forward = push;
+            return bus.subscribeApprovals((event) => {
+              if (approvalSessionOf(event) === session) push(approvalSse(event));
+            });
+          },
+          reply,
+          gone.signal,
+        );
+        if (gone.signal.aborted) return;
+        const outbound = await reply;
+        await stream.writeSSE({
+          event: outbound.kind === 'error' ? 'error' : 'done',
+          data: JSON.stringify({ reply: outbound.text, session, usage: outbound.usage, kind: outbound.kind }),
+        });
+      });
+    }
+    const outbound = await bus.request(inbound, undefined, c.req.raw.signal);
+    if (outbound.kind === 'error') {
+      return c.json({ ...problem('model_error', outbound.text), session }, 502);
+    }
+    return c.json({ reply: outbound.text, session, usage: outbound.usage });
+  });
+}
+
+function toSse(event: AgentEvent): { event: string; data: string } {
+  switch (event.type) {
+    case 'text-delta':
+      return { event: 'delta', data: JSON.stringify({ text: event.text }) };
+    case 'tool-call-start':
+      return {
+        event: 'tool',
+        data: JSON.stringify({ phase: 'start', id: event.callId, name: event.name, hint: event.hint }),
+      };
+    case 'tool-call-end':
+      return {
+        event: 'tool',
+        data: JSON.stringify({
+          phase: 'end',
+          id: event.callId,
+          name: event.name,
+          isError: event.isError,
+          preview: event.preview,
+        }),
+      };
+    default:
+      return { event: event.type, data: JSON.stringify({ session: event.sessionId }) };
+  }
+}

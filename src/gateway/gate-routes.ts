@@ -1,0 +1,130 @@
+import type { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
+import type { MessageBus } from '../bus/message-bus.js';
+import type { ApprovalEvent, OutboundMessage } from '../bus/messages.js';
+import type { Gate } from '../gate/create-gate.js';
+import { problem } from './problem.js';
+import { pump, type SseMessage } from './sse-pump.js';
+
+const answerBody = z.object({ answer: z.enum(['once', 'session', 'always', 'deny']) }).strict();
+
+export interface GateRouteOptions {
+  bus: MessageBus;
+  /** The approval gate: pending approvals, grants and the audit log. Without it those routes answer 503. */
+  gate?: Pick<Gate, 'approvals' | 'grants' | 'audit'>;
+}
+
+/** An outbound message as /api/events shows it; attachments become download links. */
+function messageEvent(outbound: OutboundMessage) {
+  return {
+    session: outbound.sessionId,
+    text: outbound.text,
+    kind: outbound.kind,
+    attachments: (outbound.attachments ?? []).map((file) => ({
+      name: file.name,
+      size: file.size,
+      url: `/api/files/${file.name.split('/').map(encodeURIComponent).join('/')}`,
+    })),
+  };
+}
+
+export function approvalSse(event: ApprovalEvent): SseMessage {
+  return event.type === 'approval-requested'
+    ? { event: 'approval', data: JSON.stringify(event.request) }
+    : { event: 'approval-resolved', data: JSON.stringify(event) };
+}
+
+export function approvalSessionOf(event: ApprovalEvent): string {
+  return event.type === 'approval-requested' ? event.request.sessionId : event.sessionId;
+}
+
+/** Pending approvals, answers, grants, the audit log and the approval event stream. */
+export function registerGateRoutes(
+  app: Hono,
+  options: GateRouteOptions,
+  isPending: (requestId: string) => boolean,
+): void {
+  const noGate = problem('no_gate', 'The approval gate is not running in this process.');
+
+  app.get('/api/approvals', (c) =>
+    options.gate ? c.json({ pending: options.gate.approvals.pending() }) : c.json(noGate, 503),
+  );
+
+  app.post('/api/approvals/:id', async (c) => {
+    let raw: unknown;
+    try {
+      raw = await c.req.json();
+    } catch {
+      raw = undefined;
+    }
+    const parsed = answerBody.safeParse(raw);
+    if (!parsed.success) {
+      return c.json(
+        problem('bad_request', 'The body must be {"answer": "once" | "session" | "always" | "deny"}.'),
+        400,
+      );
+    }
+    const answer = { id: c.req.param('id'), choice: parsed.data.answer, by: 'api' };
+    const result = options.gate
+      ? options.gate.approvals.answer(answer.id, answer.choice, answer.by)
+      : options.bus.answerApproval(answer);
+    if (result.ok) return c.json({ ok: true });
+    const status = result.code === 'not_found' ? 404 : result.code === 'no_gate' ? 503 : 409;
+    return c.json(problem(result.code, result.message), status);
+  });
+
+  app.get('/api/grants', (c) =>
+    options.gate ? c.json({ grants: options.gate.grants.list() }) : c.json(noGate, 503),
+  );
+
+  app.delete('/api/grants/:id', (c) => {
+    if (!options.gate) return c.json(noGate, 503);
+    const id = c.req.param('id');
+    return options.gate.grants.revoke(id)
+      ? c.json({ revoked: id })
+      : c.json(problem('not_found', `No grant ${id} in force.`), 404);
+  });
+
+  app.get('/api/audit', (c) => {
+    if (!options.gate) return c.json(noGate, 503);
+    const number = (name: string) => {
+      const text = c.req.query(name);
+      return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
+    };
+    const limit = number('limit');
+    const before = number('before');
+    const sessionId = c.req.query('session');
+    const entries = options.gate.audit.list({
+      ...(limit !== undefined ? { limit } : {}),
+      ...(before !== undefined ? { beforeId: before } : {}),
+      ...(sessionId ? { sessionId } : {}),
+    });
+    return c.json({ entries });
+  });
+
+  app.get('/api/events', (c) =>
+    streamSSE(c, async (stream) => {
+      const gone = new AbortController();
+      stream.onAbort(() => gone.abort(new Error('client disconnected')));
+      await stream.writeSSE({ event: 'ready', data: '{}' });
+      await pump(
+        stream,
+        (push) => {
+          const stopApprovals = options.bus.subscribeApprovals((event) => push(approvalSse(event)));
+          // Messages Wren sends on its own on the API channel (the message/send_file tools, subagent reports).
+          const stopMessages = options.bus.subscribeOutbound((outbound) => {
+            if (outbound.channel !== 'api' || isPending(outbound.replyTo)) return;
+            push({ event: 'message', data: JSON.stringify(messageEvent(outbound)) });
+          }, 'api');
+          return () => {
+            stopApprovals();
+            stopMessages();
+          };
+        },
+        new Promise(() => {}),
+        gone.signal,
+      );
+    }),
+  );
+}
