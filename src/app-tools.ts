@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import type { ToolRegistry } from './agent/tool-registry.js';
-import { readDotEnv } from './config/interpolate.js';
 import type { WrenConfig } from './config/wren-config.js';
 import { GroupedToolRegistry } from './mcp/grouped-tool-registry.js';
 import { createExecTool } from './tools/exec/exec-tool.js';
 import { createFileTools } from './tools/file-tools.js';
 import { createWebTools } from './tools/net/web-tools.js';
+import { readDotEnv } from './util/interpolate.js';
 
 /** Environment names that may hold Wren's secrets: keys of `.env` and every `${VAR}` config.yaml uses. */
 export function secretEnvNames(home: string, configFile: string): string[] {

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
-import { closestMatch } from './closest-match.js';
-import { ConfigError, formatKeyPath } from './config-error.js';
+import { closestMatch } from '../util/closest-match.js';
+import { ConfigError, formatKeyPath } from '../util/config-error.js';
 import { knownKeysAt } from './config-schema.js';
 
 /** One problem found in a config file, before it becomes part of a {@link ConfigError}. */

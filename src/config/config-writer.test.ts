@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '../util/config-error.js';
 import { addModel, editConfig, removeModel, setEnvVar } from './config-writer.js';
 import { ensureHome } from './home.js';
 import { loadConfig } from './load-config.js';

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { type Document, isMap, isScalar, isSeq, type YAMLMap, YAMLSeq } from 'yaml';
-import { writeFileAtomic } from './atomic-write.js';
-import { ConfigError } from './config-error.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { ConfigError } from '../util/config-error.js';
+import { type Env, mergeEnv, readDotEnv } from '../util/interpolate.js';
 import type { ModelEntry } from './config-schema.js';
-import { type Env, mergeEnv, readDotEnv } from './interpolate.js';
 import { configPath, readConfigFile } from './load-config.js';
 import { parseConfig, parseYamlDocument } from './parse-config.js';
 import { STARTER_CONFIG } from './starter-config.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '../util/config-error.js';
 import { loadConfig, resolveEndpoints } from './load-config.js';
 import { STARTER_CONFIG } from './starter-config.js';
 

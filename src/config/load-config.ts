@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { EndpointConfig } from '../llm/endpoint.js';
-import { ConfigError } from './config-error.js';
-import { type Env, mergeEnv, readDotEnv } from './interpolate.js';
+import { ConfigError } from '../util/config-error.js';
+import { type Env, mergeEnv, readDotEnv } from '../util/interpolate.js';
 import { parseConfig } from './parse-config.js';
 import type { PresetSource } from './preset-source.js';
 import type { WrenConfig } from './wren-config.js';

@@ -1,4 +1,4 @@
-import { closestMatch } from './closest-match.js';
+import { closestMatch } from '../util/closest-match.js';
 import type { ConfigIssue } from './config-issues.js';
 import type { ParsedModel } from './config-schema.js';
 import type { PresetSource } from './preset-source.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '../util/config-error.js';
 import { loadConfig } from './load-config.js';
 import { type ConfigWatcher, watchConfig } from './watch-config.js';
 import type { WrenConfig } from './wren-config.js';

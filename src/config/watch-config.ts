@@ -1,6 +1,6 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Env } from './interpolate.js';
+import type { Env } from '../util/interpolate.js';
 import { loadConfig } from './load-config.js';
 import type { PresetSource } from './preset-source.js';
 import type { WrenConfig } from './wren-config.js';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type * as z from 'zod';
-import { writeFileAtomic } from '../config/atomic-write.js';
-import { closestMatch } from '../config/closest-match.js';
-import { ConfigError, formatKeyPath } from '../config/config-error.js';
-import { interpolate } from '../config/interpolate.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { closestMatch } from '../util/closest-match.js';
+import { ConfigError, formatKeyPath } from '../util/config-error.js';
+import { interpolate } from '../util/interpolate.js';
 import {
   type McpServerConfig,
   type McpSettings,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFileAtomic } from '../config/atomic-write.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 
 /** A file's text and content hash at one moment ('' and the hash of '' when it does not exist). */
 export interface FileSnapshot {

@@ -11,7 +11,7 @@ import {
 import { delimiter, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { writeFileAtomic } from '../config/atomic-write.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { BUILT_IN_SKILLS } from './skills/built-in-skills.js';
 
 /** One skill folder, as found on disk. */

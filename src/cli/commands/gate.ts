@@ -137,7 +137,7 @@ export async function runSecurityAudit(
   options: { home: string; json?: boolean; env?: NodeJS.ProcessEnv },
   io = defaultIo(),
 ): Promise<number> {
-  const { gatherSecurityFacts, securityChecks } = await import('../../gate/security-audit.js');
+  const { gatherSecurityFacts, securityChecks } = await import('../security-audit.js');
   ensureHome(options.home);
   const checks = securityChecks(gatherSecurityFacts(options.home, options.env ?? process.env));
   const failed = checks.some((check) => check.status === 'fail');

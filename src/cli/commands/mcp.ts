@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { ConfigError } from '../../config/config-error.js';
 import { ensureHome } from '../../config/home.js';
-import { mergeEnv, readDotEnv } from '../../config/interpolate.js';
 import { DEFAULT_MCP_SETTINGS, mcpServerSchema, SERVER_NAME } from '../../mcp/mcp-config.js';
 import { describeLaunch, loadMcpServers, readMcpServers, updateMcpServers } from '../../mcp/mcp-file.js';
 import { findPreset, MCP_PRESETS } from '../../mcp/mcp-presets.js';
 import { formatMcpStatus, type McpServerStatus, readMcpStatus } from '../../mcp/mcp-status.js';
+import { ConfigError } from '../../util/config-error.js';
+import { mergeEnv, readDotEnv } from '../../util/interpolate.js';
 import { EXIT } from '../report-failure.js';
 
 /** Where the commands write; tests pass their own. */

@@ -1,6 +1,5 @@
 import { createApp } from '../../app.js';
 import { secretValues } from '../../app-tools.js';
-import { ConfigError } from '../../config/config-error.js';
 import { ensureHome } from '../../config/home.js';
 import { loadConfig, resolveEndpoints } from '../../config/load-config.js';
 import { Redactor } from '../../gate/redactor.js';
@@ -10,6 +9,7 @@ import { serveGateway } from '../../gateway/serve-gateway.js';
 import type { EndpointConfig } from '../../llm/endpoint.js';
 import { consolidationStatus } from '../../store/consolidation-status-repository.js';
 import { usageTotals } from '../../store/usage-repository.js';
+import { ConfigError } from '../../util/config-error.js';
 import { createLogger } from '../../util/logger.js';
 import { findLocalEndpoint, noModelHelp } from '../local-model-fallback.js';
 

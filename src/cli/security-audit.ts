@@ -2,10 +2,10 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { parse } from 'yaml';
 import { checkHomePermissions, type PermissionFinding } from '../config/home.js';
-import { interpolate, mergeEnv, readDotEnv } from '../config/interpolate.js';
+import { type GateConfig, gateSectionSchema, toGateConfig } from '../gate/gate-config.js';
+import { MIN_SECRET_CHARS } from '../gate/redactor.js';
 import { isLoopbackHost } from '../gateway/gateway-token.js';
-import { type GateConfig, gateSectionSchema, toGateConfig } from './gate-config.js';
-import { MIN_SECRET_CHARS } from './redactor.js';
+import { interpolate, mergeEnv, readDotEnv } from '../util/interpolate.js';
 
 /** One finding of `wren security audit`; `id` is stable for scripts. */
 export interface SecurityCheck {
