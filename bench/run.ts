@@ -50,7 +50,7 @@ async function helloTokens(): Promise<{
   allTools: number;
 }> {
   const llm = await startFakeLlmServer();
-  const app = createApp({ home: home(modelConfig(llm.baseUrls.openai)) });
+  const app = await createApp({ home: home(modelConfig(llm.baseUrls.openai)) });
   try {
     await app.bus.request({ id: 'hi', channel: 'cli', senderId: 'owner', chatId: 'bench', text: 'hi' });
     const body = llm.lastRequest!.body as {
@@ -95,7 +95,7 @@ async function overhead(turns: number): Promise<{ p50: number; p99: number }> {
       };
     },
   };
-  const app = createApp({ home: home('{}\n'), model: instant });
+  const app = await createApp({ home: home('{}\n'), model: instant });
   const times: number[] = [];
   try {
     for (let i = 0; i < turns + 20; i++) {

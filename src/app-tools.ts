@@ -51,7 +51,11 @@ export function secretValues(
  * and `tools.extra_roots`), `exec` (unless disabled) and the web tools. Memory, spawn and MCP tools are added
  * by the composition root, which owns their dependencies.
  */
-export function createBuiltInRegistry(home: string, config: () => WrenConfig): GroupedToolRegistry {
+export function createBuiltInRegistry(
+  home: string,
+  config: () => WrenConfig,
+  options: { env?: NodeJS.ProcessEnv; redact?: (text: string) => string } = {},
+): GroupedToolRegistry {
   const registry = new GroupedToolRegistry();
   const roots = () => [config().workspace, ...config().tools.extraRoots];
   // A read must fit one tool result, or the loop's head+tail cut would lose the middle and break paging.
@@ -64,6 +68,8 @@ export function createBuiltInRegistry(home: string, config: () => WrenConfig): G
         config: () => config().tools.exec,
         deniedEnv: () => secretEnvNames(home, config().file),
         protectedPaths: () => [home],
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.redact ? { redact: options.redact } : {}),
       }),
     );
   }

@@ -4,48 +4,57 @@ import { AgentRuntime, type AgentSettings } from './agent/agent-runtime.js';
 import { ContextBuilder } from './agent/context-builder.js';
 import type { ToolRegistry } from './agent/tool-registry.js';
 import { ensureWorkspaceFiles } from './agent/workspace-files.js';
+import { type ServedGateway, type ServeOptions, serveAppGateway } from './app-gateway.js';
 import { createBuiltInRegistry, registerWebTools, secretValues } from './app-tools.js';
 import { MessageBus } from './bus/message-bus.js';
-import { ensureHome } from './config/home.js';
+import { findLocalEndpoint } from './cli/local-model-fallback.js';
+import { ensureHome, makeHomePrivate } from './config/home.js';
 import { loadConfig, resolveEndpoints } from './config/load-config.js';
 import { watchConfig } from './config/watch-config.js';
 import type { WrenConfig } from './config/wren-config.js';
 import { createGate, type Gate } from './gate/create-gate.js';
-import type { Redactor } from './gate/redactor.js';
+import { Redactor } from './gate/redactor.js';
 import type { EndpointConfig } from './llm/endpoint.js';
 import { EndpointPool } from './llm/endpoint-pool.js';
 import type { ChatModel } from './llm/types.js';
 import { createMcpManager, type McpManager } from './mcp/mcp-manager.js';
 import { createMemory, type Memory } from './memory/create-memory.js';
+import { consolidationStatus } from './store/consolidation-status-repository.js';
 import { acquireHomeLock } from './store/home-lock.js';
 import { McpPinRepository } from './store/mcp-pin-repository.js';
 import { openDatabase } from './store/open-database.js';
 import { SettingsRepository } from './store/settings-repository.js';
 import { SqliteSessionStore } from './store/sqlite-session-store.js';
-import { recordUsage } from './store/usage-repository.js';
+import { recordUsage, usageTotals } from './store/usage-repository.js';
 import { createMessageTools } from './tools/message/message-tools.js';
 import { createSpawnTool, createSubagentsCommand } from './tools/spawn/spawn-tool.js';
 import { SubagentManager } from './tools/spawn/subagent-manager.js';
-import { type Logger, silentLogger } from './util/logger.js';
+import { createLogger, type Logger } from './util/logger.js';
 
 export interface AppOptions {
   home: string;
   env?: NodeJS.ProcessEnv;
+  /** Default: the home's JSON-lines log (`logs/wren.log`), redacted with the gate's redactor. */
   logger?: Logger;
   /** Take the home lock (the long-running `wren start`); a second holder is refused. */
   lock?: boolean;
   /** Watch config.yaml and apply edits live. */
   watch?: boolean;
-  /** Endpoints to use when config.yaml names none (a local server found by probing). */
+  /**
+   * When config.yaml names no model: probe 127.0.0.1 for a local model server (Ollama, LM Studio,
+   * llama.cpp, vLLM) and use the first that answers (default true).
+   */
+  probeLocalModels?: boolean;
+  /** Endpoints to use when config.yaml names none, instead of probing (tests). */
   fallbackEndpoints?: EndpointConfig[];
   /** A model to use instead of the endpoint pool (benchmarks, tests). */
   model?: ChatModel;
-  /** Redacts configured secret values from tool output (the logger should share it). */
-  redactor?: Redactor;
 }
 
 export interface WrenApp {
   readonly home: string;
+  /** The environment `${VAR}`s and the gateway token come from. */
+  readonly env: NodeJS.ProcessEnv;
   readonly bus: MessageBus;
   readonly runtime: AgentRuntime;
   /** Every tool the model can get (built-in, memory, spawn, messaging, MCP). */
@@ -66,13 +75,29 @@ export interface WrenApp {
   fileRoots(): string[];
   /** Endpoints in force, config's or the fallback. */
   endpoints(): EndpointConfig[];
+  /** Set when no model is configured: the local server in use, or how to add a model. */
+  readonly modelNote?: string;
+  /** Home paths that were made private (0700/0600) while opening: say so once. */
+  readonly madePrivate: readonly string[];
+  /** Why the last edit of config.yaml was rejected (the previous config stays in force); undefined when fine. */
+  configError(): string | undefined;
+  /** What `wren status` and `GET /api/status` show of this process. */
+  status(version: string): Record<string, unknown>;
+  /** Serves the HTTP API (see serveAppGateway); `close` stops it. */
+  serve(options: ServeOptions): Promise<ServedGateway>;
   /** Drains turns for up to `graceMs`, then closes the watcher, the database and the lock. Idempotent. */
   close(graceMs?: number): Promise<void>;
 }
 
 function agentSettings(config: WrenConfig): AgentSettings {
-  const { maxRounds, maxConcurrency, maxParallelTools, maxToolResultChars, repeatLimit, historyReserveTokens } =
-    config.agent;
+  const {
+    maxRounds,
+    maxConcurrency,
+    maxParallelTools,
+    maxToolResultChars,
+    repeatLimit,
+    historyReserveTokens,
+  } = config.agent;
   return {
     maxRounds,
     maxConcurrency,
@@ -83,15 +108,43 @@ function agentSettings(config: WrenConfig): AgentSettings {
   };
 }
 
+function memoryMb(): Record<string, number> {
+  const usage = process.memoryUsage();
+  const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
+  return { rss: mb(usage.rss), heapUsed: mb(usage.heapUsed), heapTotal: mb(usage.heapTotal) };
+}
+
+/** With no model in config.yaml: the endpoints to use instead and what to tell the owner about it. */
+async function modelFallback(
+  options: AppOptions,
+  config: WrenConfig,
+): Promise<{ endpoints?: EndpointConfig[]; note?: string }> {
+  if (options.model || resolveEndpoints(config).length > 0) return {};
+  if (options.fallbackEndpoints) return { endpoints: options.fallbackEndpoints };
+  if (options.probeLocalModels === false) return {};
+  const found = await findLocalEndpoint();
+  if (!found) return {};
+  return {
+    endpoints: [found.endpoint],
+    note: `No model configured; using ${found.server.preset} at ${found.server.baseUrl} (${found.endpoint.model}) for this run. \`wren onboard\` saves a model.`,
+  };
+}
+
 /**
- * The composition root: builds every part from the home folder and wires them. Throws ConfigError or
- * StoreError (precise, user-facing) when the home cannot be used; nothing is left open when it throws.
+ * The composition root: builds every part from the home folder and wires them — configuration, logger and
+ * redaction, the model (or a local server found by probing when none is configured), memory, tools, the
+ * gate, subagents, MCP — and serves the gateway on request. Throws ConfigError or StoreError (precise,
+ * user-facing) when the home cannot be used; nothing is left open when it throws.
  */
-export function createApp(options: AppOptions): WrenApp {
+export async function createApp(options: AppOptions): Promise<WrenApp> {
   const { home } = options;
-  const logger = options.logger ?? silentLogger();
+  const env = options.env ?? process.env;
   ensureHome(home);
-  let config = loadConfig(home, options.env ?? process.env);
+  const madePrivate = makeHomePrivate(home);
+  let config = loadConfig(home, env);
+  const redactor = new Redactor(secretValues(home, config, env));
+  const logger = options.logger ?? createLogger(home, config.log.level, redactor);
+  const fallback = await modelFallback(options, config);
   const lock = options.lock ? acquireHomeLock(home) : undefined;
   let db: Database.Database;
   try {
@@ -102,7 +155,7 @@ export function createApp(options: AppOptions): WrenApp {
   }
   const endpointsFor = (current: WrenConfig) => {
     const configured = resolveEndpoints(current);
-    return configured.length > 0 ? configured : (options.fallbackEndpoints ?? []);
+    return configured.length > 0 ? configured : (fallback.endpoints ?? []);
   };
   let endpoints = endpointsFor(config);
   const pool = new EndpointPool({ endpoints });
@@ -110,15 +163,18 @@ export function createApp(options: AppOptions): WrenApp {
   const settings = new SettingsRepository(db);
   ensureWorkspaceFiles(config.workspace);
   const fileRoots = () => [config.workspace, ...config.tools.extraRoots];
-  const registry = createBuiltInRegistry(home, () => config);
+  const registry = createBuiltInRegistry(home, () => config, {
+    env,
+    redact: (text) => redactor.text(text),
+  });
   const bus = new MessageBus();
   const model = options.model ?? pool;
   const gate = createGate({
     config: () => config.gate,
     db,
     bus,
-    extraSecrets: () => secretValues(home, config, options.env ?? process.env),
-    ...(options.redactor ? { redactor: options.redactor } : {}),
+    extraSecrets: () => secretValues(home, config, env),
+    redactor,
   });
   const memory = createMemory({
     db,
@@ -202,16 +258,17 @@ export function createApp(options: AppOptions): WrenApp {
     registry,
     pins: new McpPinRepository(db),
     settings: config.mcp,
-    env: options.env ?? process.env,
+    env,
     logger,
     watch: options.watch === true && config.mcp.hotReload,
   });
   if (config.mcp.enabled) mcp.start();
 
+  let configError: string | undefined;
   const watcher = options.watch
     ? watchConfig(home, {
         current: config,
-        ...(options.env ? { env: options.env } : {}),
+        env,
         onChange: (next) => {
           endpoints = endpointsFor(next);
           pool.update(endpoints);
@@ -222,19 +279,27 @@ export function createApp(options: AppOptions): WrenApp {
             next.agent.maxToolResultChars !== config.agent.maxToolResultChars;
           if (webChanged) registerWebTools(registry, next);
           config = next;
+          configError = undefined;
           logger.level = next.log.level;
           context = contextFor(next);
           if (gatewayChanged) logger.warn('gateway settings changed; they apply at the next `wren start`');
           logger.info({ models: endpoints.map((endpoint) => endpoint.name) }, 'config reloaded');
         },
-        onError: (error) =>
-          logger.error({ error: error.message }, 'config edit rejected; keeping the last good config'),
+        onError: (error) => {
+          configError = error.message;
+          logger.error({ error: error.message }, 'config edit rejected; keeping the last good config');
+          process.stderr.write(
+            `wren: config edit rejected, the last good config stays in force: ${error.message}\n`,
+          );
+        },
       })
     : undefined;
 
   let closed: Promise<void> | undefined;
-  return {
+  const gateways: ServedGateway[] = [];
+  const app: WrenApp = {
     home,
+    env,
     bus,
     runtime,
     registry,
@@ -250,13 +315,37 @@ export function createApp(options: AppOptions): WrenApp {
     startedAt: Date.now(),
     config: () => config,
     endpoints: () => endpoints,
+    ...(fallback.note ? { modelNote: fallback.note } : {}),
+    madePrivate,
+    configError: () => configError,
     fileRoots,
+    status: (version) => ({
+      version,
+      pid: process.pid,
+      uptimeSeconds: Math.round((Date.now() - app.startedAt) / 1000),
+      ...(configError ? { configError } : {}),
+      models: pool.status(),
+      turnsInFlight: runtime.inFlight(),
+      memoryMb: memoryMb(),
+      consolidation: consolidationStatus(db),
+      mcp: mcp.status(),
+      subagents: subagents.list(),
+      usage: usageTotals(db),
+    }),
+    async serve(serveOptions) {
+      const served = await serveAppGateway(app, serveOptions);
+      gateways.push(served);
+      return served;
+    },
     close(graceMs = 10_000) {
       closed ??= (async () => {
         watcher?.close();
+        // Stop accepting at once; requests already in flight get their answers while the turns drain.
+        const listeners = Promise.all(gateways.map((gateway) => gateway.close()));
         subagents.cancelAll();
         gate.close();
         await runtime.stop(graceMs);
+        await Promise.race([listeners, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
         await memory.close(Math.min(graceMs, 5000));
         await mcp.stop();
         db.close();
@@ -266,4 +355,5 @@ export function createApp(options: AppOptions): WrenApp {
       return closed;
     },
   };
+  return app;
 }

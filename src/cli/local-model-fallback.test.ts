@@ -28,7 +28,7 @@ describe('local model fallback', () => {
       name: 'local-ollama',
     });
     const home = join(mkdtempSync(join(tmpdir(), 'wren-local-')), 'home');
-    const app = createApp({ home, fallbackEndpoints: [found!.endpoint] });
+    const app = await createApp({ home, fallbackEndpoints: [found!.endpoint] });
     try {
       llm.script({ text: 'hello from the local model' });
       const reply = await app.bus.request({

@@ -1,10 +1,17 @@
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { checkHomePermissions, type PermissionFinding } from '../config/home.js';
 import { type GateConfig, gateSectionSchema, toGateConfig } from '../gate/gate-config.js';
 import { MIN_SECRET_CHARS } from '../gate/redactor.js';
 import { isLoopbackHost } from '../gateway/gateway-token.js';
+import {
+  checkSandbox,
+  resolveSandbox,
+  type SandboxProbe,
+  type SandboxResolution,
+  type SandboxSetting,
+} from '../tools/exec/sandbox.js';
 import { interpolate, mergeEnv, readDotEnv } from '../util/interpolate.js';
 
 /** One finding of `wren security audit`; `id` is stable for scripts. */
@@ -28,9 +35,9 @@ export interface SecurityFacts {
   permissions: PermissionFinding[];
   /** Undefined with the reason when the `gate:` section is invalid. */
   gate: GateConfig | { invalid: string };
-  exec: { enabled: boolean; sandbox: string };
-  /** Whether the configured sandbox program can be found. */
-  sandboxAvailable: boolean;
+  exec: { enabled: boolean; sandbox: SandboxSetting };
+  /** The sandbox setting resolved against a real run of bubblewrap. */
+  sandbox: SandboxResolution;
   channels: Array<{ name: string; allowFrom: string[] }>;
   mcpServers: McpServerFact[];
 }
@@ -110,25 +117,35 @@ function gateChecks(facts: SecurityFacts): SecurityCheck[] {
   return checks;
 }
 
-function sandboxCheck(facts: SecurityFacts): SecurityCheck {
-  const { exec } = facts;
-  if (!exec.enabled) return { id: 'security.sandbox', status: 'ok', message: 'the exec tool is off' };
-  if (exec.sandbox === 'none') {
+/**
+ * The exec sandbox as it will really be used: the setting resolved against a run of bubblewrap. `wren
+ * doctor` and `wren security audit` both report it from here, so they never disagree.
+ */
+export function sandboxCheck(
+  id: string,
+  exec: { enabled: boolean; sandbox: SandboxSetting },
+  resolution: SandboxResolution,
+): SecurityCheck {
+  if (!exec.enabled) return { id, status: 'ok', message: 'the exec tool is off' };
+  if (resolution.refused) {
     return {
-      id: 'security.sandbox',
-      status: 'warn',
-      message: 'the exec tool runs commands without a sandbox',
-      fix: 'install bubblewrap (apt install bubblewrap) and set tools.exec.sandbox: bwrap',
+      id,
+      status: 'fail',
+      message: `exec will refuse every command: ${resolution.reason}`,
+      fix: 'install bubblewrap (apt-get install bubblewrap), or set tools.exec.sandbox: auto',
     };
   }
-  return facts.sandboxAvailable
-    ? { id: 'security.sandbox', status: 'ok', message: `exec runs inside ${exec.sandbox}` }
-    : {
-        id: 'security.sandbox',
-        status: 'fail',
-        message: `tools.exec.sandbox is ${exec.sandbox} but ${exec.sandbox} is not installed`,
-        fix: 'install bubblewrap (apt install bubblewrap), or set tools.exec.sandbox: none',
-      };
+  if (resolution.mode === 'bwrap')
+    return { id, status: 'ok', message: 'exec runs commands in bubblewrap (only the workspace writable)' };
+  return {
+    id,
+    status: 'warn',
+    message: `exec runs commands without a sandbox: ${resolution.reason}`,
+    fix:
+      exec.sandbox === 'none'
+        ? 'set tools.exec.sandbox: auto (bubblewrap is used wherever it works)'
+        : 'install bubblewrap (apt-get install bubblewrap) where user namespaces are allowed',
+  };
 }
 
 /** The security checks, pure. Ids are stable: scripts may match on them. */
@@ -148,7 +165,7 @@ export function securityChecks(facts: SecurityFacts): SecurityCheck[] {
           fix: facts.permissions.map((finding) => finding.fix).join(' && '),
         },
   );
-  checks.push(...gateChecks(facts), sandboxCheck(facts));
+  checks.push(...gateChecks(facts), sandboxCheck('security.sandbox', facts.exec, facts.sandbox));
   const open = facts.channels.filter((channel) => channel.allowFrom.includes('*'));
   checks.push(
     open.length
@@ -179,17 +196,6 @@ export function securityChecks(facts: SecurityFacts): SecurityCheck[] {
         },
   );
   return checks;
-}
-
-function onPath(program: string, env: NodeJS.ProcessEnv): boolean {
-  return (env['PATH'] ?? '').split(delimiter).some((dir) => {
-    try {
-      accessSync(join(dir, program), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
 }
 
 function readYaml(path: string): Record<string, unknown> {
@@ -228,7 +234,11 @@ function mcpServersOf(home: string): McpServerFact[] {
  * Reads what the audit needs from a home: config.yaml (leniently: `${VAR}`s that are unset count as empty,
  * and an invalid file yields defaults rather than an exception), `.env`, mcp.json and file modes. Read-only.
  */
-export function gatherSecurityFacts(home: string, env: NodeJS.ProcessEnv = process.env): SecurityFacts {
+export async function gatherSecurityFacts(
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+  probe: () => Promise<SandboxProbe> = () => checkSandbox(),
+): Promise<SecurityFacts> {
   const file = join(home, 'config.yaml');
   let raw: Record<string, unknown>;
   const merged = mergeEnv(readDotEnv(home), env);
@@ -246,7 +256,8 @@ export function gatherSecurityFacts(home: string, env: NodeJS.ProcessEnv = proce
       : merged['WREN_GATEWAY_TOKEN'];
   const parsedGate = gateSectionSchema.safeParse(raw['gate'] ?? {});
   const exec = record(record(raw['tools'])['exec']);
-  const sandbox = typeof exec['sandbox'] === 'string' ? exec['sandbox'] : 'none';
+  const setting: SandboxSetting =
+    exec['sandbox'] === 'none' || exec['sandbox'] === 'bwrap' ? exec['sandbox'] : 'auto';
   const channels = Object.entries(record(raw['channels'])).map(([name, section]) => {
     const allowFrom = record(section)['allow_from'];
     return { name, allowFrom: Array.isArray(allowFrom) ? allowFrom.map(String) : [] };
@@ -264,8 +275,8 @@ export function gatherSecurityFacts(home: string, env: NodeJS.ProcessEnv = proce
             .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
             .join('; '),
         },
-    exec: { enabled: exec['enabled'] !== false && exec['enabled'] !== 'false', sandbox },
-    sandboxAvailable: sandbox === 'none' || onPath(sandbox === 'bwrap' ? 'bwrap' : sandbox, env),
+    exec: { enabled: exec['enabled'] !== false && exec['enabled'] !== 'false', sandbox: setting },
+    sandbox: resolveSandbox(setting, setting === 'none' ? undefined : await probe()),
     channels,
     mcpServers: mcpServersOf(home),
   };

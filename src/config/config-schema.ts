@@ -79,6 +79,8 @@ export const gatewaySchema = z.strictObject({
   port: integer(0, 65535).default(7777),
   /** Empty (e.g. `${WREN_TOKEN:-}` with the variable unset) means no token. */
   token: z.string().optional(),
+  /** Host names (besides the bound address and loopback) browsers may use to reach the gateway. */
+  allowed_hosts: z.array(nonEmpty).default([]),
 });
 
 /** `agent.subagents`: how far background subagents may fan out (the `spawn` tool). */

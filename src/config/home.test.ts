@@ -1,8 +1,17 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkHomePermissions, ensureHome, resolveHome } from './home.js';
+import { checkHomePermissions, ensureHome, makeHomePrivate, resolveHome } from './home.js';
 import { loadConfig } from './load-config.js';
 
 let root: string;
@@ -85,5 +94,31 @@ describe('checkHomePermissions', () => {
         fix: `chmod 600 '${join(home, 'wren.db')}'`,
       },
     ]);
+  });
+});
+
+describe('makeHomePrivate', () => {
+  it('makes a loose home and its secret files private, leaves links and other files alone', () => {
+    const home = join(root, 'loose');
+    ensureHome(home);
+    chmodSync(home, 0o755);
+    chmodSync(join(home, 'workspace'), 0o775);
+    writeFileSync(join(home, '.env'), 'KEY=x\n', { mode: 0o644 });
+    chmodSync(join(home, '.env'), 0o644);
+    writeFileSync(join(home, 'notes.txt'), 'public\n');
+    chmodSync(join(home, 'notes.txt'), 0o644);
+    const outside = join(root, 'outside.txt');
+    writeFileSync(outside, 'x');
+    chmodSync(outside, 0o644);
+    symlinkSync(outside, join(home, 'mcp.json'));
+    expect(makeHomePrivate(home).sort()).toEqual([home, join(home, '.env'), join(home, 'workspace')].sort());
+    expect(mode(home)).toBe(0o700);
+    expect(mode(join(home, 'workspace'))).toBe(0o700);
+    expect(mode(join(home, '.env'))).toBe(0o600);
+    expect(mode(join(home, 'notes.txt'))).toBe(0o644);
+    expect(mode(outside)).toBe(0o644);
+    // Only the linked file stays loose: doctor reports it (its target is not the home's to change).
+    expect(checkHomePermissions(home).map((finding) => finding.path)).toEqual([join(home, 'mcp.json')]);
+    expect(makeHomePrivate(home)).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { chmodSync, constants, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, constants, lstatSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { STARTER_CONFIG } from './starter-config.js';
@@ -58,7 +58,16 @@ export interface PermissionFinding {
 }
 
 const FOLDERS = ['.', 'workspace', 'logs'];
-const PRIVATE_FILES = ['config.yaml', '.env', 'mcp.json', 'wren.db', 'wren.db-wal', 'wren.db-shm'];
+const PRIVATE_FILES = [
+  'config.yaml',
+  '.env',
+  'mcp.json',
+  'jobs.yaml',
+  'gateway.json',
+  'wren.db',
+  'wren.db-wal',
+  'wren.db-shm',
+];
 
 function shellQuote(path: string): string {
   return /^[\w./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
@@ -99,4 +108,30 @@ export function checkHomePermissions(home: string): PermissionFinding[] {
   for (const folder of FOLDERS) check(folder, '700', true);
   for (const file of PRIVATE_FILES) check(file, '600', false);
   return findings;
+}
+
+/**
+ * Takes group and other access away from the home's folders (0700) and private files (0600) when they have
+ * it — a home copied or unpacked with a loose umask, an `.env` written by an editor. Symlinks are left alone
+ * (chmod would follow them out of the home). Never throws for one entry; returns what it changed (for a
+ * warning at start).
+ */
+export function makeHomePrivate(home: string): string[] {
+  if (process.platform === 'win32') return [];
+  const changed: string[] = [];
+  const tighten = (name: string, mode: number, isFolder: boolean) => {
+    const path = name === '.' ? home : join(home, name);
+    try {
+      const info = lstatSync(path);
+      if (info.isSymbolicLink() || info.isDirectory() !== isFolder) return;
+      if ((info.mode & 0o077) === 0) return;
+      chmodSync(path, mode);
+      changed.push(path);
+    } catch {
+      // Missing, or not ours to change: `wren doctor` reports what stays loose.
+    }
+  };
+  for (const folder of FOLDERS) tighten(folder, 0o700, true);
+  for (const file of PRIVATE_FILES) tighten(file, 0o600, false);
+  return changed;
 }

@@ -104,6 +104,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): WrenConf
     gateway: {
       host: data.gateway.host,
       port: data.gateway.port,
+      allowedHosts: data.gateway.allowed_hosts,
       ...(data.gateway.token ? { token: data.gateway.token } : {}),
     },
     agent: {

@@ -65,6 +65,8 @@ export interface GatewayConfig {
   readonly port: number;
   /** Resolved bearer token, when configured. */
   readonly token?: string;
+  /** Extra host names requests may name in Host/Origin (DNS-rebinding guard). */
+  readonly allowedHosts: readonly string[];
 }
 
 /** Limits on background subagents (`agent.subagents`). */

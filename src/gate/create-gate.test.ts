@@ -310,7 +310,9 @@ describe('createGate', () => {
 });
 
 describe('grants against the real shell analysis', () => {
-  const realExec = createExecTool({ config: () => toToolsConfig(toolsSectionSchema.parse({})).exec });
+  const realExec = createExecTool({
+    config: () => toToolsConfig(toolsSectionSchema.parse({ exec: { sandbox: 'none' } })).exec,
+  });
   const withExec = () => {
     const kit = setup();
     kit.tool('exec', 'sensitive', { assess: realExec.assess! });
@@ -386,7 +388,9 @@ describe('secrets and the real exec tool', () => {
     open.push({ db, gate });
     const workspace = mkdtempSync(join(tmpdir(), 'wren-secret-exec-'));
     const registry = new ToolRegistry().register(
-      createExecTool({ config: () => toToolsConfig(toolsSectionSchema.parse({})).exec }),
+      createExecTool({
+        config: () => toToolsConfig(toolsSectionSchema.parse({ exec: { sandbox: 'none' } })).exec,
+      }),
     );
     const outcome = await registry.invoke(
       { id: 'x', name: 'exec', arguments: JSON.stringify({ command: 'echo "{{secret:TOKEN}}" > out.txt' }) },

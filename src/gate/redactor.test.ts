@@ -52,3 +52,14 @@ describe('secret references', () => {
     );
   });
 });
+
+describe('Redactor.add', () => {
+  it('keeps values added at run time redacted across updates', () => {
+    const redactor = new Redactor(['config-secret-1']);
+    redactor.add(['wren_local_abcdef']);
+    redactor.update(['config-secret-2']);
+    expect(redactor.text('a wren_local_abcdef b config-secret-2 c config-secret-1')).toBe(
+      'a [redacted] b [redacted] c config-secret-1',
+    );
+  });
+});

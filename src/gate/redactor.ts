@@ -16,15 +16,25 @@ function escapeRegExp(text: string): string {
  */
 export class Redactor {
   private pattern: RegExp | undefined;
+  private current: string[] = [];
+  /** Values of this run (the gateway's local token) that every `update` keeps. */
+  private readonly lasting = new Set<string>();
 
   constructor(values: Iterable<string> = []) {
     this.update(values);
   }
 
-  /** Replaces the secret values to look for. */
+  /** Adds values that stay redacted across `update`s (secrets made at run time, not read from config). */
+  add(values: Iterable<string>): void {
+    for (const value of values) this.lasting.add(value);
+    this.update(this.current);
+  }
+
+  /** Replaces the secret values to look for (the `add`ed ones stay). */
   update(values: Iterable<string>): void {
+    this.current = [...values];
     const forms = new Set<string>();
-    for (const value of values) {
+    for (const value of [...this.current, ...this.lasting]) {
       if (value.length < MIN_SECRET_CHARS) continue;
       forms.add(value);
       forms.add(encodeURIComponent(value));

@@ -66,7 +66,7 @@ describe('failed token attempts', () => {
 describe('Host and Origin', () => {
   it('refuses a foreign Host or Origin even with a valid token (DNS rebinding, cross-site)', async () => {
     const app = gateway();
-    const refused = [
+    const refused: Array<Record<string, string>> = [
       { host: 'evil.example:7777' },
       { host: 'evil.example' },
       { host: '127.0.0.1.evil.example' },
@@ -80,11 +80,12 @@ describe('Host and Origin', () => {
     }
     const rebinding = await app.request('http://evil.example:7777/api/health');
     expect(rebinding.status).toBe(403);
-    for (const headers of [
+    const accepted: Array<Record<string, string>> = [
       { host: '127.0.0.1:7777' },
       { host: 'localhost:7777', origin: 'http://localhost:7777' },
       { host: '[::1]:7777' },
-    ]) {
+    ];
+    for (const headers of accepted) {
       expect((await status(app, TOKEN, headers)).status, JSON.stringify(headers)).toBe(200);
     }
   });

@@ -21,7 +21,8 @@ const envName = z
     message: 'must be an environment variable name such as GOPATH or LC_*',
   });
 
-export const SANDBOXES = ['none', 'bwrap'] as const;
+/** `auto`: bubblewrap where it works, else no sandbox; `bwrap`: bubblewrap or refuse; `none`: never. */
+export const SANDBOXES = ['none', 'bwrap', 'auto'] as const;
 
 /** `tools.exec:` — the shell tool. Timeouts are in seconds. */
 export const execSectionSchema = z
@@ -29,9 +30,10 @@ export const execSectionSchema = z
     enabled: flag.default(true),
     timeout: integer(1, 3600).default(60),
     max_timeout: integer(1, 3600).default(600),
-    sandbox: z.enum(SANDBOXES).default('none'),
+    sandbox: z.enum(SANDBOXES).default('auto'),
     env_allow: z.array(envName).default([]),
     output_cap: integer(1000, 1_000_000).default(10_000),
+    log_cap_mb: integer(1, 10_000).default(10),
   })
   .refine((exec) => exec.timeout <= exec.max_timeout, {
     message: 'timeout must not exceed max_timeout',
@@ -57,6 +59,8 @@ export interface ExecConfig {
   sandbox: (typeof SANDBOXES)[number];
   envAllow: string[];
   outputCap: number;
+  /** Megabytes of one command's output saved in `.wren/exec/`; the rest is dropped. */
+  logCapMb: number;
 }
 
 export interface ToolsConfig {
@@ -84,6 +88,7 @@ export function toToolsConfig(parsed: ToolsSection, home: string = homedir()): T
       sandbox: parsed.exec.sandbox,
       envAllow: [...parsed.exec.env_allow],
       outputCap: parsed.exec.output_cap,
+      logCapMb: parsed.exec.log_cap_mb,
     },
   };
 }

@@ -11,7 +11,7 @@ describe('live config for the web tools', () => {
     const home = join(mkdtempSync(join(tmpdir(), 'wren-liveweb-')), 'home');
     mkdirSync(home);
     writeFileSync(join(home, 'config.yaml'), 'log:\n  level: warn\n');
-    const app = createApp({ home, watch: true, env: { PATH: process.env['PATH'] } });
+    const app = await createApp({ home, watch: true, env: { PATH: process.env['PATH'] } });
     const registry = (
       app.runtime as unknown as {
         options: { registry: import('../../src/agent/tool-registry.js').ToolRegistry };

@@ -23,7 +23,7 @@ describe('secrets in tool output', () => {
     writeFileSync(join(home, '.env'), `MAIN_KEY=${KEY}\nOTHER_TOKEN=ghp_0123456789abcdefXYZ\nPORT=7777\n`, {
       mode: 0o600,
     });
-    const app = createApp({ home, env: { PATH: process.env['PATH'] } });
+    const app = await createApp({ home, env: { PATH: process.env['PATH'] } });
     try {
       writeFileSync(
         join(app.config().workspace, 'leak.txt'),

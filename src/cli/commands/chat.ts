@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createApp } from '../../app.js';
-import { secretValues } from '../../app-tools.js';
 import type { MessageBus } from '../../bus/message-bus.js';
-import { ensureHome } from '../../config/home.js';
-import { loadConfig, resolveEndpoints } from '../../config/load-config.js';
-import { Redactor } from '../../gate/redactor.js';
-import type { EndpointConfig } from '../../llm/endpoint.js';
-import { createLogger } from '../../util/logger.js';
-import { findLocalEndpoint, noModelHelp } from '../local-model-fallback.js';
+import { noModelHelp } from '../local-model-fallback.js';
 import { EXIT } from '../report-failure.js';
 import { runTerminalChat } from '../terminal-chat.js';
 
@@ -29,28 +23,15 @@ export async function runChat(options: ChatOptions): Promise<number> {
     );
     return EXIT.usage;
   }
-  ensureHome(home);
-  const config = loadConfig(home);
-  let fallback: EndpointConfig[] | undefined;
-  if (resolveEndpoints(config).length === 0) {
-    const found = await findLocalEndpoint();
-    if (!found) {
-      process.stderr.write(`wren: ${noModelHelp(home)}\n`);
-      return EXIT.usage;
-    }
-    fallback = [found.endpoint];
-    process.stderr.write(
-      `No model configured; using ${found.server.preset} at ${found.server.baseUrl} (${found.endpoint.model}). ` +
-        '`wren onboard` saves a model to config.yaml.\n',
-    );
+  const app = await createApp({ home });
+  if (app.endpoints().length === 0) {
+    await app.close(0);
+    process.stderr.write(`wren: ${noModelHelp(home)}\n`);
+    return EXIT.usage;
   }
-  const redactor = new Redactor(secretValues(home, config));
-  const app = createApp({
-    home,
-    logger: createLogger(home, config.log.level, redactor),
-    redactor,
-    ...(fallback ? { fallbackEndpoints: fallback } : {}),
-  });
+  if (app.modelNote) process.stderr.write(`${app.modelNote}\n`);
+  for (const path of app.madePrivate)
+    process.stderr.write(`wren: ${path} was readable by others; made it private\n`);
   // While the terminal chat runs, Ctrl+C is a keypress readline handles; once it closes (and while Wren
   // closes, which may wait for a consolidation), another Ctrl+C leaves at once: that work is crash-safe and
   // resumes at the next start.

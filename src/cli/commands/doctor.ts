@@ -5,8 +5,9 @@ import type { WrenConfig } from '../../config/wren-config.js';
 import { isLoopbackHost } from '../../gateway/gateway-token.js';
 import { testEndpoint } from '../../llm/test-endpoint.js';
 import { openDatabase } from '../../store/open-database.js';
-import { checkSandbox } from '../../tools/exec/sandbox.js';
+import { checkSandbox, resolveSandbox } from '../../tools/exec/sandbox.js';
 import { EXIT } from '../report-failure.js';
+import { sandboxCheck } from '../security-audit.js';
 
 export interface DoctorCheck {
   /** Stable id scripts may match on, e.g. `home.permissions`. */
@@ -97,18 +98,14 @@ export async function collectChecks(home: string): Promise<DoctorCheck[]> {
           fix: 'set gateway.token: ${WREN_GATEWAY_TOKEN} in config.yaml, or gateway.host: 127.0.0.1',
         },
   );
-  const sandbox = await checkSandbox();
-  const wantsSandbox = config.tools.exec.sandbox === 'bwrap';
-  checks.push({
-    id: 'exec.sandbox',
-    status: sandbox.available ? 'ok' : wantsSandbox ? 'fail' : 'warn',
-    message: sandbox.available
-      ? `bubblewrap works${wantsSandbox ? ' and exec uses it' : '; set tools.exec.sandbox: bwrap to run commands in it'}`
-      : `bubblewrap is not usable (${sandbox.reason ?? 'unknown reason'})${wantsSandbox ? ' but tools.exec.sandbox is bwrap: exec will refuse to run' : ''}`,
-    ...(sandbox.available
-      ? {}
-      : { fix: 'install bubblewrap (apt-get install bubblewrap) or set tools.exec.sandbox: none' }),
-  });
+  const exec = config.tools.exec;
+  checks.push(
+    sandboxCheck(
+      'exec.sandbox',
+      exec,
+      resolveSandbox(exec.sandbox, exec.sandbox === 'none' ? undefined : await checkSandbox()),
+    ),
+  );
   await checkModels(config, checks);
   return checks;
 }

@@ -33,7 +33,6 @@ function io() {
           return true;
         },
       },
-      open: (path: string) => openDatabase(path, { migrate: false }),
     },
   };
 }
@@ -101,11 +100,16 @@ describe('wren approvals / audit', () => {
   });
 });
 
+const noBwrap = async () => ({ available: false, reason: 'bwrap is missing' });
+
 describe('wren security audit', () => {
   it('passes a default home and reports stable ids in JSON', async () => {
     const dir = home();
     const run = io();
-    const code = await runSecurityAudit({ home: dir, json: true, env: { PATH: '' } }, run.io);
+    const code = await runSecurityAudit(
+      { home: dir, json: true, env: { PATH: '' }, sandboxProbe: noBwrap },
+      run.io,
+    );
     const body = JSON.parse(run.out.stdout) as { ok: boolean; checks: Array<{ id: string; status: string }> };
     expect(body.checks.map((check) => check.id)).toEqual([
       'security.gateway_exposed',
@@ -147,15 +151,32 @@ channels:
     );
     chmodSync(join(dir, 'config.yaml'), 0o644);
     const run = io();
-    expect(await runSecurityAudit({ home: dir, env: { PATH: '' } }, run.io)).toBe(1);
+    expect(await runSecurityAudit({ home: dir, env: { PATH: '' }, sandboxProbe: noBwrap }, run.io)).toBe(1);
     const lines = run.out.stdout;
     expect(lines).toMatch(/✗ security.gateway_exposed\s+gateway.host is 0.0.0.0 but no token/);
     expect(lines).toMatch(/✗ security.state_permissions .*config.yaml is readable by group and others/);
     expect(lines).toMatch(/✗ security.auto_mode_exec/);
-    expect(lines).toMatch(/✗ security.sandbox\s+tools.exec.sandbox is bwrap but bwrap is not installed/);
+    expect(lines).toMatch(
+      /✗ security.sandbox\s+exec will refuse every command: tools.exec.sandbox is bwrap but bwrap is missing/,
+    );
     expect(lines).toMatch(/✗ security.open_allow_from .*telegram/);
     expect(lines).toMatch(/! security.mcp_unpinned .*fs \(@modelcontextprotocol\/server-filesystem\)/);
     expect(lines).not.toContain('pinned (');
+  });
+
+  it('reports the sandbox as exec will use it: auto without bubblewrap warns, with it passes', async () => {
+    const dir = home();
+    const without = io();
+    await runSecurityAudit({ home: dir, env: {}, sandboxProbe: noBwrap }, without.io);
+    expect(without.out.stdout).toMatch(
+      /! security.sandbox\s+exec runs commands without a sandbox: bwrap is missing/,
+    );
+    const working = io();
+    await runSecurityAudit(
+      { home: dir, env: {}, sandboxProbe: async () => ({ available: true }) },
+      working.io,
+    );
+    expect(working.out.stdout).toMatch(/✓ security.sandbox\s+exec runs commands in bubblewrap/);
   });
 
   it('reports an invalid gate section instead of crashing', async () => {

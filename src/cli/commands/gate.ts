@@ -1,32 +1,20 @@
-import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Command } from 'commander';
 import { ensureHome } from '../../config/home.js';
+import type { SandboxProbe } from '../../tools/exec/sandbox.js';
 import { EXIT } from '../report-failure.js';
 
 /** Where the gate commands write (the process streams, or buffers in tests). */
 export interface GateCommandIo {
   stdout: Pick<NodeJS.WritableStream, 'write'>;
   stderr: Pick<NodeJS.WritableStream, 'write'>;
-  /** Opens the home's database (default: `openDatabase`, which migrates it). */
-  open?: (path: string) => Database.Database;
 }
 
 const defaultIo = (): GateCommandIo => ({ stdout: process.stdout, stderr: process.stderr });
 
-async function withDatabase<T>(
-  home: string,
-  io: GateCommandIo,
-  use: (db: Database.Database) => Promise<T> | T,
-) {
-  ensureHome(home);
-  const open = io.open ?? (await import('../../store/open-database.js')).openDatabase;
-  const db = open(join(home, 'wren.db'));
-  try {
-    return await use(db);
-  } finally {
-    db.close();
-  }
+async function withDatabase<T>(home: string, use: (db: Database.Database) => Promise<T> | T) {
+  const { withHome } = await import('../../app-home.js');
+  return withHome(home, (opened) => use(opened.db()));
 }
 
 function time(ms: number): string {
@@ -51,7 +39,7 @@ export async function runApprovalsList(
   io = defaultIo(),
 ): Promise<number> {
   const { GrantRepository } = await import('../../store/grant-repository.js');
-  const grants = await withDatabase(options.home, io, (db) => new GrantRepository(db).active());
+  const grants = await withDatabase(options.home, (db) => new GrantRepository(db).active());
   if (options.json) {
     io.stdout.write(`${JSON.stringify({ grants }, null, 2)}\n`);
     return EXIT.ok;
@@ -83,7 +71,7 @@ export async function runApprovalsRevoke(
   io = defaultIo(),
 ): Promise<number> {
   const { GrantRepository } = await import('../../store/grant-repository.js');
-  const revoked = await withDatabase(options.home, io, (db) => new GrantRepository(db).revoke(options.id));
+  const revoked = await withDatabase(options.home, (db) => new GrantRepository(db).revoke(options.id));
   if (!revoked) {
     io.stderr.write(`wren: no standing approval ${options.id}; \`wren approvals\` lists them\n`);
     return EXIT.failed;
@@ -107,7 +95,7 @@ export async function runAudit(options: AuditOptions, io = defaultIo()): Promise
     return EXIT.usage;
   }
   const { AuditRepository } = await import('../../store/audit-repository.js');
-  const entries = await withDatabase(options.home, io, (db) =>
+  const entries = await withDatabase(options.home, (db) =>
     new AuditRepository(db).list({ limit, ...(options.session ? { sessionId: options.session } : {}) }),
   );
   if (options.json) {
@@ -134,12 +122,20 @@ export async function runAudit(options: AuditOptions, io = defaultIo()): Promise
 
 /** `wren security audit`: exit 0 when nothing failed (warnings allowed), 1 otherwise. */
 export async function runSecurityAudit(
-  options: { home: string; json?: boolean; env?: NodeJS.ProcessEnv },
+  options: {
+    home: string;
+    json?: boolean;
+    env?: NodeJS.ProcessEnv;
+    /** Runs bubblewrap once (tests pass an answer). */
+    sandboxProbe?: () => Promise<SandboxProbe>;
+  },
   io = defaultIo(),
 ): Promise<number> {
   const { gatherSecurityFacts, securityChecks } = await import('../security-audit.js');
   ensureHome(options.home);
-  const checks = securityChecks(gatherSecurityFacts(options.home, options.env ?? process.env));
+  const checks = securityChecks(
+    await gatherSecurityFacts(options.home, options.env ?? process.env, options.sandboxProbe),
+  );
   const failed = checks.some((check) => check.status === 'fail');
   if (options.json) {
     io.stdout.write(`${JSON.stringify({ ok: !failed, checks }, null, 2)}\n`);

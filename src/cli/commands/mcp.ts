@@ -24,17 +24,9 @@ async function withPins<T>(
   home: string,
   use: (pins: import('../../store/mcp-pin-repository.js').McpPinRepository) => T,
 ) {
-  const { openDatabase } = await import('../../store/open-database.js');
-  const { MIGRATIONS, migrate } = await import('../../store/migrations.js');
-  const { MIGRATION_V4 } = await import('../../store/migration-v4-mcp.js');
+  const { withHome } = await import('../../app-home.js');
   const { McpPinRepository } = await import('../../store/mcp-pin-repository.js');
-  const db = openDatabase(join(home, 'wren.db'), { migrate: false });
-  try {
-    migrate(db, MIGRATIONS.some((step) => step.version === 4) ? MIGRATIONS : [...MIGRATIONS, MIGRATION_V4]);
-    return use(new McpPinRepository(db));
-  } finally {
-    db.close();
-  }
+  return withHome(home, (opened) => use(new McpPinRepository(opened.db())));
 }
 
 /** Servers of mcp.json with the live state from a running Wren, or their configured state when none runs. */

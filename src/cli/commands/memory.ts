@@ -1,26 +1,8 @@
 import { join } from 'node:path';
+import type Database from 'better-sqlite3';
 import type { Command } from 'commander';
+import type { WrenConfig } from '../../config/wren-config.js';
 import { EXIT } from '../report-failure.js';
-
-/** Opens the home's config and database (migrated to the memory schema) for one command. */
-async function openHome(home: string) {
-  const { ensureHome } = await import('../../config/home.js');
-  const { loadConfig } = await import('../../config/load-config.js');
-  const { openDatabase } = await import('../../store/open-database.js');
-  const { MIGRATIONS, migrate } = await import('../../store/migrations.js');
-  const { MIGRATION_V2 } = await import('../../store/migration-v2-memory.js');
-  ensureHome(home);
-  const config = loadConfig(home);
-  const db = openDatabase(join(home, 'wren.db'), { migrate: false });
-  try {
-    // Until the memory migration is part of MIGRATIONS, add it here (a no-op once it is).
-    migrate(db, MIGRATIONS.some((step) => step.version === 2) ? MIGRATIONS : [...MIGRATIONS, MIGRATION_V2]);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-  return { config, db, timezone: config.agent.timezone };
-}
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
 const json = (value: unknown) => out(JSON.stringify(value, null, 2));
@@ -41,14 +23,12 @@ function requireId(text: string, kind: 'memo' | 'task'): number | undefined {
 
 async function withHome(
   home: string,
-  run: (opened: Awaited<ReturnType<typeof openHome>>) => Promise<number> | number,
+  run: (opened: { config: WrenConfig; db: Database.Database; timezone: string }) => Promise<number> | number,
 ) {
-  const opened = await openHome(home);
-  try {
-    return await run(opened);
-  } finally {
-    opened.db.close();
-  }
+  const { withHome: withOpened } = await import('../../app-home.js');
+  return withOpened(home, (opened) =>
+    run({ config: opened.config, db: opened.db(), timezone: opened.config.agent.timezone }),
+  );
 }
 
 /** `wren memory search|show`, `wren memo …`, `wren task …`. Exit codes: 0 ok, 1 not found, 2 bad input. */

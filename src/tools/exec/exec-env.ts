@@ -3,10 +3,18 @@ const SECRET_LIKE = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|COOKIE|SESSION|
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /**
+ * The variable `runProcess` adds to every command's environment (after this filter, which drops any
+ * inherited `WREN_*`), set to an id unique to the run: every process the command starts inherits it, so
+ * the processes can be found in `/proc/<pid>/environ` and stopped with the call.
+ */
+export const RUN_MARKER = 'WREN_EXEC_RUN';
+
+/**
  * The environment a shell command runs with: PATH, HOME, LANG, TERM, plus the variables named in `allow`
  * (exact names, or prefixes ending in `*` such as `LC_*`). A name that looks like a secret (`*KEY*`,
  * `*TOKEN*`, `*SECRET*` …) passes only when allow-listed by its exact name; Wren's own variables
- * (`WREN_*`) and the names in `denied` (the variables Wren's config reads) never pass. Pure.
+ * (`WREN_*`, including a `RUN_MARKER` inherited from an outer run) and the names in `denied` (the
+ * variables Wren's config reads) never pass. Pure.
  */
 export function execEnvironment(
   source: NodeJS.ProcessEnv,

@@ -2,20 +2,22 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolContext } from '../../../test/support/tool-context.js';
 import type { ToolContext } from '../../agent/tool.js';
+import { Redactor } from '../../gate/redactor.js';
 import type { ExecConfig } from '../tools-config.js';
 import { execEnvironment } from './exec-env.js';
 import { createExecTool } from './exec-tool.js';
-import { bwrapArguments, checkSandbox } from './sandbox.js';
 
 let base: string;
 let workspace: string;
@@ -27,6 +29,7 @@ const config = (overrides: Partial<ExecConfig> = {}): ExecConfig => ({
   sandbox: 'none',
   envAllow: [],
   outputCap: 10_000,
+  logCapMb: 10,
   ...overrides,
 });
 const signal = () => new AbortController().signal;
@@ -37,6 +40,30 @@ beforeAll(() => {
   mkdirSync(join(workspace, 'sub'), { recursive: true });
   writeFileSync(join(workspace, 'sub', 'file.txt'), 'hello\n');
 });
+
+afterAll(() => {
+  rmSync(base, { recursive: true, force: true });
+});
+
+/** Live (not zombie) processes whose command line contains `token`. */
+function alive(token: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (cmdline.includes(token) && state !== 'Z') pids.push(Number(entry));
+    } catch {
+      // Gone.
+    }
+  }
+  return pids;
+}
+
+/** A `sleep` argument no other test uses, so `alive` finds only this test's processes. */
+const uniqueSleep = () => `300.${process.pid}${Math.floor(Math.random() * 1e6)}`;
 
 describe('exec', () => {
   it('runs in the workspace and returns output with the exit code', async () => {
@@ -123,7 +150,7 @@ describe('exec', () => {
   });
 
   it('caps 50 MB of output as head + tail, saves all of it, and keeps memory bounded', async () => {
-    const tool = createExecTool({ config: () => config() });
+    const tool = createExecTool({ config: () => config({ logCapMb: 100 }) });
     const before = process.memoryUsage().rss;
     const result = await tool.execute(
       {
@@ -186,47 +213,159 @@ describe('exec', () => {
   });
 });
 
-describe('sandbox', () => {
-  it('builds bwrap arguments: read-only root, home hidden, only the workspace writable, no network', () => {
-    const plan = {
-      workspace: '/h/.wren/workspace',
-      cwd: '/h/.wren/workspace/sub',
-      home: '/h',
-      hidden: ['/h/.wren'],
-      network: false,
-    };
-    const args = bwrapArguments(plan, ['/bin/bash', '-c', 'ls']);
-    expect(args.join(' ')).toBe(
-      '--die-with-parent --new-session --unshare-all --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /h --tmpfs /h/.wren --bind /h/.wren/workspace /h/.wren/workspace --chdir /h/.wren/workspace/sub -- /bin/bash -c ls',
-    );
-    expect(bwrapArguments({ ...plan, network: true }, ['true'])).toContain('--share-net');
+describe('exec: assessing egress', () => {
+  const unsandboxed = () => createExecTool({ config: () => config(), home: '/home/ann' });
+  const egress = async (tool: ReturnType<typeof createExecTool>, args: Record<string, unknown>) =>
+    (await tool.assess!(args, ctx())).egress?.target;
+
+  it('without a sandbox, a script or local program counts as egress to "network"', async () => {
+    const tool = unsandboxed();
+    for (const command of [
+      'python3 sync.py',
+      'node x.js',
+      'bash deploy.sh',
+      'bash < deploy.sh',
+      'source env.sh',
+      './run.sh',
+      'bin/tool --all',
+      'cd sub && nohup ./run.sh',
+      'timeout 5 python3 -m http.server',
+      "bash -c './run.sh'",
+      'make',
+      'npm test',
+    ])
+      expect(await egress(tool, { command }), command).toBe('network');
+    expect(await egress(tool, { command: 'python3 sync.py https://a.example' })).toBe('a.example,network');
+    for (const command of ['ls -la', 'git status', "bash -c 'ls'", 'echo hi | wc -l', '/usr/bin/env ls'])
+      expect(await egress(tool, { command }), command).toBeUndefined();
   });
 
-  it('reports a missing bwrap with what to do', async () => {
-    const result = await checkSandbox({ command: join(base, 'no-such-bwrap') });
-    expect(result).toEqual({
-      available: false,
-      reason: expect.stringMatching(/not installed.*sandbox: none/),
+  it('with auto and a working sandbox, only `network: true` is egress: the named hosts, else "network"', async () => {
+    const tool = createExecTool({
+      config: () => config({ sandbox: 'auto' }),
+      checkSandbox: async () => ({ available: true }),
     });
+    expect(await egress(tool, { command: 'python3 sync.py' })).toBeUndefined();
+    expect(await egress(tool, { command: 'curl https://a.example' })).toBeUndefined();
+    expect(await egress(tool, { command: 'curl https://a.example', network: true })).toBe('a.example');
+    expect(await egress(tool, { command: 'python3 sync.py', network: true })).toBe('network');
+    expect(await egress(tool, { command: 'ls', network: true })).toBe('network');
   });
 
-  it('runs sandboxed where bwrap works, and refuses clearly where it does not', async () => {
-    const status = await checkSandbox();
-    const tool = createExecTool({ config: () => config({ sandbox: 'bwrap' }), home: join(base, 'home') });
-    mkdirSync(join(base, 'home'), { recursive: true });
-    writeFileSync(join(base, 'home', 'secret.txt'), 'do not read');
-    const probe = `/usr/wren-sandbox-probe-${process.pid}`;
-    const command = `echo inside > made.txt; echo x > ${base}/escape.txt; touch ${probe}; cat ${base}/home/secret.txt; curl -s -m 2 http://127.0.0.1:9 >/dev/null; echo net=$?`;
-    if (!status.available) {
-      await expect(tool.execute({ command }, ctx(), signal())).rejects.toThrow(/sandbox is unavailable/);
-      return;
-    }
+  it('with auto and no usable sandbox, assesses as unsandboxed', async () => {
+    const tool = createExecTool({
+      config: () => config({ sandbox: 'auto' }),
+      checkSandbox: async () => ({ available: false, reason: 'bubblewrap (bwrap) is not installed' }),
+    });
+    expect(await egress(tool, { command: 'python3 sync.py' })).toBe('network');
+    expect(await egress(tool, { command: 'curl -s https://a.example' })).toBe('a.example');
+  });
+});
+
+describe('exec: the saved output', () => {
+  it('caps the saved file, ends it with a note, and says so in the result', async () => {
+    const tool = createExecTool({ config: () => config({ logCapMb: 1 }) });
+    const result = await tool.execute(
+      { command: 'yes 0123456789abcdef | head -c 3000000; echo; echo LAST' },
+      ctx(),
+      signal(),
+    );
+    expect(result.content).toMatch(
+      /the first 1 MB of the output \(3,000,006 characters in all\) is saved in \.wren\/exec\/[^ ]+\.log and the rest was dropped \(tools\.exec\.log_cap_mb\)/,
+    );
+    expect(result.content).toMatch(/\nLAST\n\[exit code 0\]$/);
+    expect(result.details).toMatchObject({ logDropped: true });
+    const saved = join(workspace, (result.details as { logPath: string }).logPath);
+    const size = statSync(saved).size;
+    expect(size).toBeGreaterThan(1024 * 1024);
+    expect(size).toBeLessThan(1024 * 1024 + 200);
+    const text = readFileSync(saved, 'utf8');
+    expect(text.startsWith('0123456789abcdef\n')).toBe(true);
+    expect(text.endsWith('\n[… the rest of the output was dropped: this file is capped at 1 MB]\n')).toBe(
+      true,
+    );
+    expect(text).not.toContain('LAST');
+  });
+
+  it('redacts the saved file and the result, even when a secret arrives in two pieces', async () => {
+    const secret = 'sk-live-4f9a8b7c6d5e3210';
+    const redactor = new Redactor([secret]);
+    const tool = createExecTool({
+      config: () => config({ outputCap: 1000 }),
+      redact: (text) => redactor.text(text),
+    });
+    const command = [
+      `printf '%0995d' 0`,
+      // Split where the output passes the in-memory cap and the file starts.
+      `printf 'x=${secret.slice(0, 6)}'`,
+      'sleep 0.3',
+      `printf '${secret.slice(6)}\\n%01200d\\n' 0`,
+      `printf 'token: ${secret.slice(0, 11)}'`,
+      'sleep 0.3',
+      `printf '${secret.slice(11)} end\\n'`,
+    ].join('; ');
     const result = await tool.execute({ command }, ctx(), signal());
-    expect(readFileSync(join(workspace, 'made.txt'), 'utf8')).toBe('inside\n');
-    expect(existsSync(join(base, 'escape.txt'))).toBe(false);
-    expect(existsSync(probe)).toBe(false);
-    expect(result.content).toMatch(/Read-only file system/);
-    expect(result.content).not.toContain('do not read');
-    expect(result.content).toMatch(/net=[1-9]/);
+    const saved = readFileSync(join(workspace, (result.details as { logPath: string }).logPath), 'utf8');
+    expect(saved).toContain('x=[redacted]\n');
+    expect(saved).toContain('token: [redacted] end\n');
+    for (const piece of [secret.slice(0, 6), secret.slice(6), secret.slice(0, 11), secret.slice(11)])
+      expect(saved).not.toContain(piece);
+    expect(result.content).toMatch(/token: \[redacted\] end\n\[exit code 0\]$/);
+    const small = await tool.execute({ command: `echo ${secret}` }, ctx(), signal());
+    expect(small.content).toBe('[redacted]\n[exit code 0]');
+  });
+});
+
+describe('exec: everything a command starts ends with the call (no sandbox)', () => {
+  it('kills what left the process group: setsid, nohup, a disowned subshell', async () => {
+    const tool = createExecTool({ config: () => config() });
+    const token = uniqueSleep();
+    const command = [
+      `setsid sleep ${token} &`,
+      `nohup sleep ${token} >/dev/null 2>&1 &`,
+      `(sleep ${token} &); disown`,
+      `setsid bash -c 'sleep ${token} & sleep ${token}' >/dev/null 2>&1 &`,
+      `sleep 0.2; echo started`,
+    ].join('\n');
+    const result = await tool.execute({ command }, ctx(), signal());
+    expect(result.content).toBe('started\n[exit code 0]');
+    expect(alive(token)).toEqual([]);
+  });
+
+  it('leaves nothing behind from a flood of background jobs', async () => {
+    const tool = createExecTool({ config: () => config() });
+    const token = uniqueSleep();
+    const command = `for i in $(seq 1 200); do sleep ${token} & done; for i in $(seq 1 20); do setsid sleep ${token} & done; echo spawned`;
+    const result = await tool.execute({ command }, ctx(), signal());
+    expect(result.content).toBe('spawned\n[exit code 0]');
+    expect(alive(token)).toEqual([]);
+  });
+
+  it('kills them on timeout and on cancel too', async () => {
+    const tool = createExecTool({ config: () => config() });
+    const token = uniqueSleep();
+    const timedOut = await tool.execute(
+      { command: `setsid sleep ${token} & echo started; while :; do sleep 1; done`, timeout: 1 },
+      ctx(),
+      signal(),
+    );
+    expect(timedOut.details).toMatchObject({ timedOut: true });
+    expect(alive(token)).toEqual([]);
+    const controller = new AbortController();
+    const running = tool.execute(
+      { command: `setsid sleep ${token} >/dev/null 2>&1 & sleep ${token}` },
+      ctx(),
+      controller.signal,
+    );
+    try {
+      // Both sleeps (and the shell, whose command line names the token too) are running.
+      const deadline = Date.now() + 10_000;
+      while (alive(token).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(alive(token).length).toBeGreaterThanOrEqual(3);
+    } finally {
+      controller.abort();
+    }
+    await expect(running).rejects.toThrow();
+    expect(alive(token)).toEqual([]);
   });
 });

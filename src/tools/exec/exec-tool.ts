@@ -11,7 +11,17 @@ import { displayPath, resolveWorkspacePath } from '../workspace-path.js';
 import { analyseCommand, type CommandAnalysis } from './analyse-command.js';
 import { execEnvironment } from './exec-env.js';
 import { type RunResult, runProcess } from './run-process.js';
-import { bwrapArguments, checkSandbox } from './sandbox.js';
+import {
+  bwrapArguments,
+  checkSandbox,
+  resolveSandbox,
+  type SandboxProbe,
+  type SandboxResolution,
+} from './sandbox.js';
+import { type SimpleCommand, walkScript } from './shell-commands.js';
+import { evaluateWord, type WordValue } from './shell-paths.js';
+import { isInterpreter, programName, programSource, SHELLS } from './shell-programs.js';
+import { unwrapCommand } from './shell-wrappers.js';
 
 export interface ExecToolOptions {
   /** Read at every call, so config reloads apply. */
@@ -26,8 +36,13 @@ export interface ExecToolOptions {
   home?: string;
   /** The shell that runs commands (default /bin/bash, else /bin/sh). */
   shell?: string;
-  /** The sandbox probe (tests replace it). */
-  checkSandbox?: () => Promise<{ available: boolean; reason?: string }>;
+  /** The sandbox probe (default `checkSandbox()`, cached; tests replace it). */
+  checkSandbox?: () => Promise<SandboxProbe>;
+  /**
+   * Replaces secrets in text (the composition root passes the gate's `Redactor.text`): applied to the
+   * saved output log, which the gate never sees, and to the result.
+   */
+  redact?: (text: string) => string;
 }
 
 const parameters = z
@@ -42,16 +57,20 @@ const parameters = z
 type ExecArgs = z.infer<typeof parameters>;
 
 /**
- * `exec`: runs a shell command in the workspace (or a folder inside it) with a minimal environment, a
- * timeout that stops the whole process group, and output capped as head + tail with the full text saved to
- * `.wren/exec/<time>.log`. `assess` reports danger signatures, what cannot be analysed, the first program
- * (the grant target) and network egress. `execute` runs whatever the gate let through, except text that
- * does not parse as shell, which is refused.
+ * `exec`: runs a shell command in the workspace (or a folder inside it) with a minimal environment, in
+ * bubblewrap when `tools.exec.sandbox` resolves to it, a timeout, everything the command started stopped
+ * when it ends, and output capped as head + tail with the text saved (redacted, up to `log_cap_mb`) to
+ * `.wren/exec/<time>.log`. `assess` reports danger signatures, what cannot be analysed, the programs (the
+ * grant target) and network egress. `execute` runs whatever the gate let through, except text that does
+ * not parse as shell, which is refused, and any command when `sandbox: bwrap` cannot run.
  */
 export function createExecTool(options: ExecToolOptions): Tool {
   const home = options.home ?? homedir();
   const shell = options.shell ?? (existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh');
   const probe = options.checkSandbox ?? (() => checkSandbox());
+  // The probe runs bwrap once per process (cached), so `assess` stays fast after the first call.
+  const sandboxFor = async (config: ExecConfig): Promise<SandboxResolution> =>
+    resolveSandbox(config.sandbox, config.sandbox === 'none' ? undefined : await probe());
   const analyse = async (args: ExecArgs, ctx: ToolContext) => {
     const cwd = await resolveWorkspacePath([ctx.workspace], args.cwd ?? '.');
     const context = { workspace: ctx.workspace, cwd, home, protectedPaths: options.protectedPaths?.() ?? [] };
@@ -75,7 +94,10 @@ export function createExecTool(options: ExecToolOptions): Tool {
       } catch (error) {
         return { unanalysable: error instanceof Error ? error.message : String(error) };
       }
-      return assessment(analysis, args, options.config());
+      const sandbox = await sandboxFor(options.config());
+      // Interim: becomes `analysis.runsScript` once analyse-command.ts reports it.
+      const script = runsScript(args.command);
+      return assessment(analysis, args, sandbox.mode === 'bwrap', script);
     },
     async execute(raw, ctx, signal) {
       const args = parameters.parse(raw);
@@ -90,22 +112,14 @@ export function createExecTool(options: ExecToolOptions): Tool {
       const info = await stat(cwd).catch(() => undefined);
       if (!info?.isDirectory()) throw new ToolError(`No folder at "${args.cwd}" in the workspace.`);
       const timeout = Math.min(args.timeout ?? config.timeout, config.maxTimeout);
-      let argv: string[] = [shell, '-c', args.command];
-      if (config.sandbox === 'bwrap') {
-        const sandbox = await probe();
-        if (!sandbox.available)
-          throw new ToolError(
-            `The command was not run: tools.exec.sandbox is bwrap but the sandbox is unavailable (${sandbox.reason}).`,
-          );
-        const plan = {
-          workspace: ctx.workspace,
-          cwd,
-          home,
-          hidden: options.protectedPaths?.() ?? [],
-          network: args.network === true,
-        };
-        argv = ['bwrap', ...bwrapArguments(plan, argv)];
-      }
+      const sandbox = await sandboxFor(config);
+      if (sandbox.refused) throw new ToolError(`The command was not run: ${sandbox.reason}`);
+      const plain = [shell, '-c', args.command];
+      const plan = { workspace: ctx.workspace, cwd, home, hidden: options.protectedPaths?.() ?? [] };
+      const argv =
+        sandbox.mode === 'bwrap'
+          ? ['bwrap', ...bwrapArguments({ ...plan, network: args.network === true }, plain)]
+          : plain;
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       const logPath = join(ctx.workspace, '.wren', 'exec', `${stamp}-${randomUUID().slice(0, 6)}.log`);
       const result = await runProcess(
@@ -116,12 +130,15 @@ export function createExecTool(options: ExecToolOptions): Tool {
           timeoutMs: timeout * 1000,
           outputCap: config.outputCap,
           logPath,
+          logCapBytes: config.logCapMb * 1024 * 1024,
+          ...(options.redact ? { redact: options.redact } : {}),
         },
         signal,
       );
       signal.throwIfAborted();
+      const content = formatResult(result, { timeout, config, workspace: ctx.workspace });
       return {
-        content: formatResult(result, timeout, config.maxTimeout, ctx.workspace),
+        content: options.redact ? options.redact(content) : content,
         isError: result.timedOut || result.spawnError !== undefined || result.exitCode !== 0,
         details: {
           command: args.command,
@@ -131,15 +148,21 @@ export function createExecTool(options: ExecToolOptions): Tool {
           timedOut: result.timedOut,
           durationMs: result.durationMs,
           outputChars: result.totalChars,
-          sandbox: config.sandbox,
+          sandbox: sandbox.mode,
           ...(result.logPath ? { logPath: displayPath(ctx.workspace, result.logPath) } : {}),
+          ...(result.logDropped ? { logDropped: true } : {}),
         },
       };
     },
   };
 }
 
-function assessment(analysis: CommandAnalysis, args: ExecArgs, config: ExecConfig): ToolAssessment {
+function assessment(
+  analysis: CommandAnalysis,
+  args: ExecArgs,
+  sandboxed: boolean,
+  script: boolean,
+): ToolAssessment {
   const result: ToolAssessment = {};
   if (analysis.signatures.length > 0) result.signatures = analysis.signatures;
   const unanalysable = analysis.parseError
@@ -149,24 +172,104 @@ function assessment(analysis: CommandAnalysis, args: ExecArgs, config: ExecConfi
   // A grant binds every program the command runs: `always exec:git` must not cover `git status; curl …`.
   const programs = [...new Set(analysis.programs)];
   if (programs.length > 0) result.target = programs.join('+');
-  const networkOpen =
-    config.sandbox === 'none' ? analysis.network || analysis.hosts.length > 0 : args.network;
-  // Every host counts (the gate checks each against egress_allow); no host known means "the network".
-  if (networkOpen)
-    result.egress = { target: analysis.hosts.length > 0 ? analysis.hosts.join(',') : 'network' };
+  // In the sandbox only `network: true` opens the network. Without one, a network program, a named host,
+  // or code the analysis cannot see into (a script, a local program) may reach it.
+  const networkOpen = sandboxed
+    ? args.network === true
+    : analysis.network || analysis.hosts.length > 0 || script;
+  if (networkOpen) {
+    // Every destination counts (the gate checks each against egress_allow); a script may reach any host,
+    // and no host known means the same: "network".
+    const targets = [...analysis.hosts];
+    if (targets.length === 0 || script) targets.push('network');
+    result.egress = { target: targets.join(',') };
+  }
   return result;
 }
 
-function formatResult(result: RunResult, timeout: number, maxTimeout: number, workspace: string): string {
+/** Task runners: they run code the workspace defines (Makefile recipes, package scripts, tests, build.rs). */
+const PROJECT_RUNNERS = new Set([
+  'make',
+  'gmake',
+  'just',
+  'ninja',
+  'rake',
+  'npm',
+  'npx',
+  'pnpm',
+  'pnpx',
+  'yarn',
+  'cargo',
+  'go',
+  'gradle',
+  'mvn',
+  'pytest',
+  'tox',
+  'nox',
+  'poetry',
+  'uv',
+  'uvx',
+]);
+/** Where installed programs live; a program named by any other path is local (`./run.sh`, `bin/x`). */
+const SYSTEM_PROGRAM = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$/;
+
+/**
+ * Whether the command runs code whose behaviour the analysis cannot see: an interpreter on a file, a
+ * module or inline code (`python3 sync.py`, `node x.js`, `bash deploy.sh`, `bash < x.sh`, `source env.sh`),
+ * a program named by a path outside the system folders (`./run.sh`, `~/bin/x`), or a task runner (`make`,
+ * `npm test`, `cargo run` …), through wrappers (`nohup`, `env`, `timeout` …) and `sh -c` strings. Interim,
+ * until `CommandAnalysis.runsScript` lands; not followed: `find -exec`, functions.
+ */
+function runsScript(command: string, depth = 0): boolean {
+  try {
+    return walkScript(command).commands.some((simple) => invocationRunsScript(simple, depth));
+  } catch {
+    // Text the walk cannot follow is reported as unanalysable, which asks anyway.
+    return false;
+  }
+}
+
+function invocationRunsScript(command: SimpleCommand, depth: number): boolean {
+  let words: WordValue[] = command.words.map(evaluateWord);
+  for (let wrapped = 0; wrapped < 8; wrapped++) {
+    const head = words[0];
+    if (!head || head.dynamic) return false;
+    if (head.text.includes('/') && !SYSTEM_PROGRAM.test(head.text)) return true;
+    const name = programName(head.text);
+    const args = words.slice(1);
+    const unwrapped = unwrapCommand(name, args);
+    if (unwrapped && 'inner' in unwrapped) {
+      words = unwrapped.inner;
+      continue;
+    }
+    if (PROJECT_RUNNERS.has(name) || name === 'source' || name === '.') return true;
+    if (!isInterpreter(name)) return false;
+    if (!SHELLS.has(name)) return true;
+    const source = programSource(name, args);
+    if (source.from === 'file') return true;
+    if (source.from === 'stdin') return command.redirects.some((redirect) => redirect.op === '<');
+    return !source.value.dynamic && depth < 4 && runsScript(source.value.text, depth + 1);
+  }
+  return false;
+}
+
+function formatResult(
+  result: RunResult,
+  { timeout, config, workspace }: { timeout: number; config: ExecConfig; workspace: string },
+): string {
   if (result.spawnError) return `The command could not start: ${result.spawnError}.`;
+  const maxTimeout = config.maxTimeout;
   const parts: string[] = [];
   const output = result.head + (result.truncated ? '' : result.tail);
   parts.push(output === '' ? '(no output)' : output.replace(/\n$/, ''));
   if (result.truncated) {
     const cut = result.totalChars - result.head.length - result.tail.length;
-    const where = result.logPath
-      ? `the full output (${result.totalChars.toLocaleString('en')} characters) is saved in ${displayPath(workspace, result.logPath)}; read it with read_file (offset/limit) or search it with grep`
-      : 'the full output could not be saved';
+    const total = result.totalChars.toLocaleString('en');
+    const where = !result.logPath
+      ? 'the full output could not be saved'
+      : result.logDropped
+        ? `the first ${config.logCapMb} MB of the output (${total} characters in all) is saved in ${displayPath(workspace, result.logPath)} and the rest was dropped (tools.exec.log_cap_mb); read it with read_file (offset/limit) or search it with grep`
+        : `the full output (${total} characters) is saved in ${displayPath(workspace, result.logPath)}; read it with read_file (offset/limit) or search it with grep`;
     parts.push(`[… ${cut.toLocaleString('en')} characters cut; ${where}]`, result.tail.replace(/\n$/, ''));
   }
   if (result.timedOut) {

@@ -1,19 +1,28 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { RUN_MARKER } from './exec-env.js';
+import { stopRun } from './stop-run.js';
+import { createStreamRedactor, type StreamRedactor } from './stream-redactor.js';
 
 export interface RunOptions {
   /** Program and arguments (e.g. `['bash', '-c', command]` or a bwrap line). */
   argv: readonly string[];
   cwd: string;
+  /** The command's environment; `RUN_MARKER` is added to it. */
   env: Record<string, string>;
   timeoutMs: number;
   /** Most characters of output kept for the model (half head, half tail). */
   outputCap: number;
-  /** Where the full output goes once it exceeds the cap (created on demand). */
+  /** Where the output goes once it exceeds `outputCap` (created on demand). */
   logPath: string;
-  /** After a kill, how long to wait before SIGKILL. */
+  /** Most bytes written to `logPath` (default 10 MB); the rest is dropped and a closing note says so. */
+  logCapBytes?: number;
+  /** Applied to everything written to `logPath` (secrets → `[redacted]`); see `createStreamRedactor`. */
+  redact?: (text: string) => string;
+  /** After SIGTERM, how long to wait before SIGKILL. */
   killGraceMs?: number;
 }
 
@@ -25,8 +34,10 @@ export interface RunResult {
   /** Total characters of output. */
   totalChars: number;
   truncated: boolean;
-  /** Set when the output exceeded the cap: the file holding all of it. */
+  /** Set when the output exceeded the cap: the file holding it. */
   logPath?: string;
+  /** The file reached `logCapBytes`: the output after that point was not saved. */
+  logDropped: boolean;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
@@ -36,120 +47,235 @@ export interface RunResult {
   spawnError?: string;
 }
 
-/** Sends `signal` to the whole process group of `pid` (the child was started detached, as a group leader). */
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
+const DEFAULT_LOG_CAP_BYTES = 10 * 1024 * 1024;
+/**
+ * After the sweep, pipes still open are held by a process it could not find: they are closed once no
+ * output came for PIPE_WAIT_MS (what is still buffered gets read first), or after PIPE_WAIT_MAX_MS.
+ */
+const PIPE_WAIT_MS = 500;
+const PIPE_WAIT_MAX_MS = 5000;
 
 /**
- * Runs one process in its own process group with stdin closed, stdout and stderr merged. Memory stays
- * bounded whatever it prints: only `outputCap` characters are kept (head + rolling tail); once the output
- * passes the cap, everything is streamed to `logPath` with back-pressure (the child is paused while the
- * disk catches up). On timeout or abort the whole group gets SIGTERM, then SIGKILL after a grace period;
- * when the main process exits, stragglers left in the group are killed too. Never rejects.
+ * Runs one process in its own process group and session with stdin closed, stdout and stderr merged, and
+ * `RUN_MARKER=<unique id>` in its environment. Memory stays bounded whatever it prints: only `outputCap`
+ * characters are kept (head + rolling tail); once the output passes the cap it is streamed, redacted, to
+ * `logPath` with back-pressure (the child is paused while the disk catches up) up to `logCapBytes`.
+ * When the command exits, times out or `signal` aborts, everything it started is stopped before this
+ * resolves: its process group and, on Linux, every process carrying its marker (which finds what left the
+ * group: `setsid`, `nohup … &`, double forks), SIGTERM first and SIGKILL after `killGraceMs`. A process that
+ * both leaves the group and clears its environment (`env -i setsid …`) escapes; a bwrap sandbox's PID
+ * namespace and `--die-with-parent` cover that case. Never rejects.
  */
 export function runProcess(options: RunOptions, signal?: AbortSignal): Promise<RunResult> {
   const started = Date.now();
-  const headCap = Math.floor(options.outputCap / 2);
-  const tailCap = options.outputCap - headCap;
-  let head = '';
-  let tail = '';
-  let total = 0;
-  let log: WriteStream | undefined;
+  const kept = new KeptOutput(options.outputCap);
+  const log = new OutputLog(options.logPath, options.logCapBytes ?? DEFAULT_LOG_CAP_BYTES, options.redact);
+  const id = randomUUID();
   let timedOut = false;
   let aborted = false;
-  const decoder = new StringDecoder('utf8');
 
   return new Promise((resolveRun) => {
     const [program, ...args] = options.argv;
     const child = spawn(program!, args, {
       cwd: options.cwd,
-      env: options.env,
+      env: { ...options.env, [RUN_MARKER]: id },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let killTimer: NodeJS.Timeout | undefined;
+    let stopping: Promise<void> | undefined;
     const stop = () => {
-      killGroup(child.pid, 'SIGTERM');
-      killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.killGraceMs ?? 2000);
+      stopping ??= stopRun(child.pid, `${RUN_MARKER}=${id}`, options.killGraceMs ?? 2000);
+      return stopping;
     };
     const timer = setTimeout(() => {
       timedOut = true;
-      stop();
+      void stop();
     }, options.timeoutMs);
     const onAbort = () => {
       aborted = true;
-      stop();
+      void stop();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
 
-    const take = (text: string) => {
-      if (text === '') return;
-      total += text.length;
-      if (!log && total > options.outputCap) {
-        mkdirSync(dirname(options.logPath), { recursive: true });
-        log = createWriteStream(options.logPath, { mode: 0o600 });
-        log.on('error', () => {});
-        log.write(head + tail);
-      }
-      if (log && !log.write(text)) {
-        child.stdout?.pause();
-        child.stderr?.pause();
-        log.once('drain', () => {
-          child.stdout?.resume();
-          child.stderr?.resume();
-        });
-      }
-      if (head.length < headCap) {
-        const room = headCap - head.length;
-        head += text.slice(0, room);
-        text = text.slice(room);
-      }
-      if (text === '') return;
-      tail += text;
-      if (tail.length > tailCap * 2) tail = tail.slice(-tailCap);
-    };
-    child.stdout?.on('data', (chunk: Buffer) => take(decoder.write(chunk)));
-    child.stderr?.on('data', (chunk: Buffer) => take(decoder.write(chunk)));
+    const output = collectOutput(child, kept, log, options.outputCap);
 
     let spawnError: string | undefined;
     child.on('error', (error) => {
       spawnError = error.message;
     });
     child.on('exit', () => {
-      // Background jobs the command left behind would keep the pipes open: end the group.
-      setTimeout(() => killGroup(child.pid, 'SIGKILL'), 200).unref();
+      clearTimeout(timer);
+      // What the command left running (background jobs, detached daemons) ends with it; then a process
+      // that escaped the sweep and still holds the pipes must not hold the result too.
+      void stop().then(() => {
+        const giveUp = Date.now() + PIPE_WAIT_MAX_MS;
+        const release = () => {
+          if (child.stdout?.closed !== false && child.stderr?.closed !== false) return;
+          const busy = Date.now() - output.lastData() < PIPE_WAIT_MS || child.stdout?.isPaused();
+          if (busy && Date.now() < giveUp) {
+            setTimeout(release, PIPE_WAIT_MS / 5).unref();
+            return;
+          }
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+        };
+        setTimeout(release, PIPE_WAIT_MS).unref();
+      });
     });
     child.on('close', (exitCode, exitSignal) => {
       clearTimeout(timer);
-      clearTimeout(killTimer);
-      signal?.removeEventListener('abort', onAbort);
-      take(decoder.end());
-      const finish = () => {
-        const truncated = total > options.outputCap;
-        const keptTail = truncated ? tail.slice(-tailCap) : '';
-        resolveRun({
-          head: truncated ? head : head + tail,
-          tail: keptTail,
-          totalChars: total,
-          truncated,
-          ...(log ? { logPath: options.logPath } : {}),
-          exitCode,
-          signal: exitSignal,
-          timedOut,
-          aborted,
-          durationMs: Date.now() - started,
-          ...(spawnError ? { spawnError } : {}),
-        });
-      };
-      if (log) log.end(finish);
-      else finish();
+      void (stopping ?? Promise.resolve()).then(() => {
+        signal?.removeEventListener('abort', onAbort);
+        output.flush();
+        log.end(() =>
+          resolveRun({
+            head: kept.truncated ? kept.head : kept.text(),
+            tail: kept.keptTail(),
+            totalChars: kept.total,
+            truncated: kept.truncated,
+            ...(log.started ? { logPath: options.logPath } : {}),
+            logDropped: log.dropped,
+            exitCode,
+            signal: exitSignal,
+            timedOut,
+            aborted,
+            durationMs: Date.now() - started,
+            ...(spawnError ? { spawnError } : {}),
+          }),
+        );
+      });
     });
   });
+}
+
+/**
+ * Feeds the child's stdout and stderr to `kept` and, once past `outputCap`, to `log` (pausing the child
+ * while the disk is behind). `flush` takes what the decoder still holds at the end; `lastData` is when
+ * output last arrived.
+ */
+function collectOutput(
+  child: ChildProcess,
+  kept: KeptOutput,
+  log: OutputLog,
+  outputCap: number,
+): { flush: () => void; lastData: () => number } {
+  const decoder = new StringDecoder('utf8');
+  let last = Date.now();
+  const take = (text: string) => {
+    last = Date.now();
+    if (text === '') return;
+    if (!log.started && kept.total + text.length > outputCap) log.write(kept.text());
+    kept.add(text);
+    if (log.started && !log.write(text)) {
+      child.stdout?.pause();
+      child.stderr?.pause();
+      log.onDrain(() => {
+        child.stdout?.resume();
+        child.stderr?.resume();
+      });
+    }
+  };
+  child.stdout?.on('data', (chunk: Buffer) => take(decoder.write(chunk)));
+  child.stderr?.on('data', (chunk: Buffer) => take(decoder.write(chunk)));
+  return { flush: () => take(decoder.end()), lastData: () => last };
+}
+
+/** The first and last characters of the output: memory stays bounded whatever the command prints. */
+class KeptOutput {
+  head = '';
+  total = 0;
+  private tail = '';
+  private readonly headCap: number;
+  private readonly tailCap: number;
+
+  constructor(private readonly cap: number) {
+    this.headCap = Math.floor(cap / 2);
+    this.tailCap = cap - this.headCap;
+  }
+
+  add(text: string): void {
+    this.total += text.length;
+    if (this.head.length < this.headCap) {
+      const room = this.headCap - this.head.length;
+      this.head += text.slice(0, room);
+      text = text.slice(room);
+    }
+    if (text === '') return;
+    this.tail += text;
+    if (this.tail.length > this.tailCap * 2) this.tail = this.tail.slice(-this.tailCap);
+  }
+
+  get truncated(): boolean {
+    return this.total > this.cap;
+  }
+
+  /** Everything so far; complete only while not truncated. */
+  text(): string {
+    return this.head + this.tail;
+  }
+
+  keptTail(): string {
+    return this.truncated ? this.tail.slice(-this.tailCap) : '';
+  }
+}
+
+/** The saved output: created on the first write, redacted, cut at `capBytes` with a closing note. */
+class OutputLog {
+  started = false;
+  dropped = false;
+  private stream: WriteStream | undefined;
+  private bytes = 0;
+  private readonly redactor: StreamRedactor | undefined;
+
+  constructor(
+    private readonly path: string,
+    private readonly capBytes: number,
+    redact?: (text: string) => string,
+  ) {
+    this.redactor = redact ? createStreamRedactor(redact) : undefined;
+  }
+
+  /** Appends `text`; false when the disk is behind (wait for `onDrain`). */
+  write(text: string): boolean {
+    if (!this.stream) {
+      this.started = true;
+      mkdirSync(dirname(this.path), { recursive: true });
+      this.stream = createWriteStream(this.path, { mode: 0o600 });
+      this.stream.on('error', () => {});
+    }
+    if (this.dropped) return true;
+    return this.append(this.redactor ? this.redactor.push(text) : text);
+  }
+
+  onDrain(listener: () => void): void {
+    this.stream?.once('drain', listener);
+  }
+
+  /** Flushes what the redactor held back and closes the file; `done` runs when it is on disk. */
+  end(done: () => void): void {
+    if (!this.stream) {
+      done();
+      return;
+    }
+    if (this.redactor && !this.dropped) this.append(this.redactor.end());
+    this.stream.end(done);
+  }
+
+  private append(text: string): boolean {
+    if (text === '') return true;
+    const bytes = Buffer.from(text, 'utf8');
+    const room = this.capBytes - this.bytes;
+    if (bytes.length <= room) {
+      this.bytes += bytes.length;
+      return this.stream!.write(bytes);
+    }
+    let cut = room;
+    while (cut > 0 && (bytes[cut]! & 0xc0) === 0x80) cut--;
+    this.stream!.write(bytes.subarray(0, cut));
+    this.bytes += cut;
+    this.dropped = true;
+    const size = `${Math.round((this.capBytes / 1024 / 1024) * 10) / 10} MB`;
+    return this.stream!.write(`\n[… the rest of the output was dropped: this file is capped at ${size}]\n`);
+  }
 }

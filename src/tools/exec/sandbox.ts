@@ -27,19 +27,24 @@ export function bwrapArguments(plan: SandboxPlan, argv: readonly string[]): stri
   return args;
 }
 
-let cached: Promise<{ available: boolean; reason?: string }> | undefined;
+/** What the probe found: whether bubblewrap can run here, and if not why and what to do about it. */
+export interface SandboxProbe {
+  available: boolean;
+  /** Set when unavailable: the cause and the fix, lower-case, without a final period. */
+  reason?: string;
+}
+
+let cached: Promise<SandboxProbe> | undefined;
 
 /**
  * Whether `bwrap` is installed and can create its namespaces here (containers often refuse user
- * namespaces). Runs `bwrap … true` once and caches the answer; never throws.
+ * namespaces). Runs `bwrap … true` once and caches the answer (`fresh` probes again; a custom `command`
+ * is never cached); never throws.
  */
-export function checkSandbox(options: { command?: string; fresh?: boolean } = {}): Promise<{
-  available: boolean;
-  reason?: string;
-}> {
+export function checkSandbox(options: { command?: string; fresh?: boolean } = {}): Promise<SandboxProbe> {
   if (cached && !options.fresh && !options.command) return cached;
   const command = options.command ?? 'bwrap';
-  const probe = new Promise<{ available: boolean; reason?: string }>((resolveProbe) => {
+  const probe = new Promise<SandboxProbe>((resolveProbe) => {
     const child = spawn(
       command,
       [
@@ -65,8 +70,8 @@ export function checkSandbox(options: { command?: string; fresh?: boolean } = {}
         available: false,
         reason:
           error.code === 'ENOENT'
-            ? 'bwrap (bubblewrap) is not installed; install it (e.g. apt-get install bubblewrap) or set tools.exec.sandbox: none'
-            : `bwrap could not start: ${error.message}`,
+            ? 'bubblewrap (bwrap) is not installed; install it (e.g. apt-get install bubblewrap)'
+            : `bwrap could not start (${error.message}); check that ${command} is an executable bubblewrap`,
       });
     });
     child.on('close', (code) => {
@@ -74,10 +79,48 @@ export function checkSandbox(options: { command?: string; fresh?: boolean } = {}
       else
         resolveProbe({
           available: false,
-          reason: `bwrap cannot create a sandbox here (${stderr.trim().split('\n')[0] || `exit code ${code}`}); user namespaces may be disabled`,
+          reason: `bwrap cannot create a sandbox here (${stderr.trim().split('\n')[0] || `exit code ${code}`}), usually because unprivileged user namespaces are disabled; allow them (sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 24.04+)`,
         });
     });
   });
   if (!options.command) cached = probe;
   return probe;
+}
+
+/** `tools.exec.sandbox`: `auto` uses bubblewrap when it works here and runs without a sandbox otherwise. */
+export type SandboxSetting = 'none' | 'bwrap' | 'auto';
+
+/** How exec runs commands, for exec itself and for `wren start`, `doctor` and `security audit` to report. */
+export interface SandboxResolution {
+  /** `bwrap`: inside bubblewrap; `none`: as the user, with the user's file system and network. */
+  mode: 'bwrap' | 'none';
+  /**
+   * Set whenever commands do not run sandboxed (or do not run): one sentence, starting lower-case so it
+   * reads after "sandbox: none, because …", naming the cause and how to fix it.
+   */
+  reason?: string;
+  /** `tools.exec.sandbox` is `bwrap` and bubblewrap cannot run here: exec refuses every command. */
+  refused?: true;
+}
+
+/**
+ * Decides how commands run from the setting and the probe's answer (`probe` may be omitted for `none`;
+ * a missing probe counts as unavailable otherwise). `bwrap` is strict: unavailable means refused. Pure.
+ */
+export function resolveSandbox(setting: SandboxSetting, probe?: SandboxProbe): SandboxResolution {
+  if (setting === 'none')
+    return {
+      mode: 'none',
+      reason:
+        'tools.exec.sandbox is none in config.yaml; set it to auto to run commands in bubblewrap wherever it works.',
+    };
+  if (probe?.available) return { mode: 'bwrap' };
+  const cause = probe?.reason ?? 'bubblewrap was not checked';
+  if (setting === 'bwrap')
+    return {
+      mode: 'bwrap',
+      refused: true,
+      reason: `tools.exec.sandbox is bwrap but ${cause}, or set tools.exec.sandbox: auto to run commands without a sandbox here.`,
+    };
+  return { mode: 'none', reason: `${cause}, then restart Wren to run commands in a sandbox.` };
 }

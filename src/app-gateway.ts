@@ -1,0 +1,119 @@
+import { hostname } from 'node:os';
+import type { WrenApp } from './app.js';
+import { createGateway } from './gateway/create-gateway.js';
+import {
+  isLocalToken,
+  newGatewayRecord,
+  removeGatewayRecord,
+  writeGatewayRecord,
+} from './gateway/gateway-file.js';
+import { isLoopbackHost, settleGatewayToken } from './gateway/gateway-token.js';
+import { allowedHostnames } from './gateway/request-guard.js';
+import { type RunningGateway, serveGateway } from './gateway/serve-gateway.js';
+import { ConfigError } from './util/config-error.js';
+
+/** Characters a bearer token may carry (RFC 6750 b64token); anything else could never authenticate. */
+const TOKEN_SHAPE = /^[A-Za-z0-9\-._~+/]+=*$/;
+/** Shortest configured token accepted on loopback, and for any other address. */
+export const MIN_TOKEN_LENGTH = { loopback: 16, exposed: 32 };
+
+/**
+ * Refuses a configured token that could not authenticate or is too short to resist guessing: an address
+ * other than loopback needs at least 32 characters, loopback 16.
+ * @throws ConfigError naming the key and the variable.
+ */
+export function checkTokenStrength(token: string, host: string): void {
+  const where = { keyPath: 'gateway.token', envVar: 'WREN_GATEWAY_TOKEN' };
+  if (!TOKEN_SHAPE.test(token)) {
+    throw new ConfigError(
+      'gateway.token (or WREN_GATEWAY_TOKEN) has characters a bearer token cannot carry; use letters, digits and - . _ ~ + /',
+      where,
+    );
+  }
+  const exposed = !isLoopbackHost(host);
+  const minimum = exposed ? MIN_TOKEN_LENGTH.exposed : MIN_TOKEN_LENGTH.loopback;
+  if (token.length < minimum) {
+    throw new ConfigError(
+      `gateway.token (or WREN_GATEWAY_TOKEN) is shorter than ${minimum} characters${exposed ? ` while the gateway listens on ${host}, beyond this machine` : ''}; use a long random value (e.g. \`openssl rand -hex 24\`)`,
+      where,
+    );
+  }
+}
+
+export interface ServeOptions {
+  host?: string;
+  port?: number;
+  version: string;
+}
+
+/** The gateway of a running app. */
+export interface ServedGateway {
+  url: string;
+  port: number;
+  /** Set when a token was generated now: show it to the owner once (only its hash is stored). */
+  generatedToken?: string;
+  /** Stops listening and removes `gateway.json`. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the app's HTTP API: checks the exposure (no token, no address beyond loopback; a short token is
+ * refused), listens, settles the token (only once the port is ours, so a failed start never stores a token
+ * nobody saw) and writes `gateway.json` for local commands.
+ * @throws ConfigError for an unsafe or invalid setting; Error when the port cannot be bound.
+ */
+export async function serveAppGateway(app: WrenApp, options: ServeOptions): Promise<ServedGateway> {
+  const config = app.config();
+  const host = options.host ?? config.gateway.host;
+  const port = options.port ?? config.gateway.port;
+  const configuredToken = config.gateway.token || app.env['WREN_GATEWAY_TOKEN'] || undefined;
+  if (!isLoopbackHost(host) && !configuredToken) {
+    throw new ConfigError(
+      `refusing to listen on ${host} without a configured token: anyone who can reach this address could use ` +
+        'your assistant. Set gateway.token: ${WREN_GATEWAY_TOKEN} in config.yaml (and the variable in .env), or use 127.0.0.1.',
+      { keyPath: 'gateway.token', envVar: 'WREN_GATEWAY_TOKEN' },
+    );
+  }
+  if (configuredToken) checkTokenStrength(configuredToken, host);
+  const hosts = allowedHostnames(host, config.gateway.allowedHosts, hostname());
+  let verify: ((presented: string) => boolean) | undefined;
+  let record: ReturnType<typeof newGatewayRecord> | undefined;
+  const gatewayApp = createGateway({
+    bus: app.bus,
+    store: app.sessions,
+    verifyToken: (presented) =>
+      (record !== undefined && isLocalToken(record, presented)) || (verify?.(presented) ?? false),
+    gate: app.gate,
+    fileRoots: app.fileRoots,
+    subagents: app.subagents,
+    onError: (error) => app.logger.error({ err: error }, 'gateway request failed'),
+    version: options.version,
+    startedAt: app.startedAt,
+    allowedHosts: () => hosts,
+    get instanceSecret() {
+      return record?.secret;
+    },
+    status: () => app.status(options.version),
+  });
+  const running: RunningGateway = await serveGateway(gatewayApp, host, port);
+  const token = settleGatewayToken(app.settings, configuredToken);
+  verify = token.verify;
+  const shownHost = host === '0.0.0.0' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const url = `http://${shownHost}:${running.port}`;
+  record = newGatewayRecord(url, options.version);
+  app.gate.redactor.add([record.localToken]);
+  writeGatewayRecord(app.home, record);
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    port: running.port,
+    ...(token.generated ? { generatedToken: token.generated } : {}),
+    close() {
+      closed ??= (async () => {
+        if (record) removeGatewayRecord(app.home, record);
+        await running.close();
+      })();
+      return closed;
+    },
+  };
+}

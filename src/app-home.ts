@@ -1,0 +1,58 @@
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { ensureHome, makeHomePrivate } from './config/home.js';
+import { loadConfig } from './config/load-config.js';
+import type { WrenConfig } from './config/wren-config.js';
+import { openDatabase } from './store/open-database.js';
+
+/** A home opened for one short command: its configuration, and its database on demand. */
+export interface OpenedHome {
+  readonly home: string;
+  readonly config: WrenConfig;
+  /** Paths `makeHomePrivate` tightened while opening (say so once). */
+  readonly madePrivate: readonly string[];
+  /** The home's database, migrated to the current schema; opened on first use, closed by `close`. */
+  db(): Database.Database;
+  /** Closes the database if it was opened. Idempotent. */
+  close(): void;
+}
+
+/**
+ * The light way into a home for CLI commands that need no agent (memos, tasks, approvals, MCP pins, the
+ * token, status): creates what is missing, makes it private, loads and validates config.yaml and opens
+ * `wren.db` (migrated) only when asked. Safe while `wren start` runs: SQLite in WAL mode serialises writers.
+ * @throws ConfigError (invalid config, unset `${VAR}`) or StoreError (damaged or newer database).
+ */
+export function openHome(home: string, options: { env?: NodeJS.ProcessEnv } = {}): OpenedHome {
+  ensureHome(home);
+  const madePrivate = makeHomePrivate(home);
+  const config = loadConfig(home, options.env ?? process.env);
+  let db: Database.Database | undefined;
+  return {
+    home,
+    config,
+    madePrivate,
+    db() {
+      db ??= openDatabase(join(home, 'wren.db'));
+      return db;
+    },
+    close() {
+      db?.close();
+      db = undefined;
+    },
+  };
+}
+
+/** Runs `work` with an opened home and closes it afterwards, whatever happens. */
+export async function withHome<T>(
+  home: string,
+  work: (opened: OpenedHome) => T | Promise<T>,
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<T> {
+  const opened = openHome(home, options);
+  try {
+    return await work(opened);
+  } finally {
+    opened.close();
+  }
+}
