@@ -83,6 +83,12 @@ export interface WrenApp {
   configError(): string | undefined;
   /** What `wren status` and `GET /api/status` show of this process. */
   status(version: string): Record<string, unknown>;
+  /**
+   * Resolves once no MCP server is still connecting (each is ready, failed or held), or after `maxMs`,
+   * with the names still connecting then. A one-shot run waits for this so its turn sees the servers'
+   * tools as the gateway's turns do.
+   */
+  mcpSettled(maxMs: number): Promise<string[]>;
   /** Serves the HTTP API (see serveAppGateway); `close` stops it. */
   serve(options: ServeOptions): Promise<ServedGateway>;
   /** Drains turns for up to `graceMs`, then closes the watcher, the database and the lock. Idempotent. */
@@ -332,6 +338,14 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
       subagents: subagents.list(),
       usage: usageTotals(db),
     }),
+    async mcpSettled(maxMs) {
+      const deadline = Date.now() + maxMs;
+      const connecting = () =>
+        mcp.status().flatMap((server) => (server.state === 'connecting' ? [server.name] : []));
+      while (connecting().length > 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      return connecting();
+    },
     async serve(serveOptions) {
       const served = await serveAppGateway(app, serveOptions);
       gateways.push(served);

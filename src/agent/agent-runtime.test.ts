@@ -381,10 +381,24 @@ describe('AgentRuntime commands', () => {
     const first = await send('1', 'hello');
     expect((await send('2', '/memory  cats ')).text).toBe(`memory of ${first.sessionId} cats`);
     expect((await send('3', '/help')).text).toMatch(/\/memory\s+show what Wren remembers/);
-    expect((await send('4', '/unknown thing')).kind).toBe('reply');
+    // An unknown command is answered at once and never reaches the model; a path is not a command.
+    expect(await send('4', '/unknown thing')).toMatchObject({
+      kind: 'notice',
+      text: 'Unknown command /unknown; /help lists the commands.',
+    });
+    expect((await send('4b', '/usr/bin/env is what?')).kind).toBe('reply');
     await send('5', '/new');
     expect(seen).toEqual([first.sessionId]);
     expect(model.requests).toHaveLength(2);
+    const cliHelp = await bus.request({
+      id: '5b',
+      channel: 'cli',
+      senderId: 'o',
+      fromOwner: true,
+      chatId: 'c',
+      text: '/help',
+    });
+    expect(cliHelp.text).toMatch(/\/exit\s+leave the chat/);
     const stranger = await bus.request({
       id: '6',
       channel: 't',

@@ -1,15 +1,18 @@
 import type { MessageBus } from '../bus/message-bus.js';
 import type { AgentEvent, InboundMessage, OutboundMessage } from '../bus/messages.js';
 import { sessionKeyOf } from '../bus/messages.js';
-import { estimateMessageTokens, estimateTokens } from '../llm/token-estimate.js';
+import { estimateMessageTokens } from '../llm/token-estimate.js';
 import type { ChatMessage, ChatModel, Usage } from '../llm/types.js';
 import { Semaphore } from '../util/semaphore.js';
 import type { ContextBuilder } from './context-builder.js';
-import { repairToolPairs } from './repair-tool-pairs.js';
-import { type LoopEvent, runTurn, type TurnResult } from './run-turn.js';
+import { TurnPreparation } from './prepare-turn.js';
+import { runTurn, type TurnResult } from './run-turn.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
-import { capText } from './tool-output.js';
+import { helpText, parseCommand, type RuntimeCommand, unknownCommandReply } from './slash-commands.js';
 import type { AfterToolCall, BeforeToolCall, ToolRegistry } from './tool-registry.js';
+import { describeOutcome, toAgentEvent } from './turn-outcome.js';
+
+export type { RuntimeCommand } from './slash-commands.js';
 
 export interface AgentSettings {
   maxRounds: number;
@@ -19,17 +22,6 @@ export interface AgentSettings {
   maxToolResultChars: number;
   repeatLimit: number;
   historyReserveTokens: number;
-}
-
-/** A slash command other modules add (`/memory`, `/forget …`); it runs in the session's turn order. */
-export interface RuntimeCommand {
-  /** One line for /help. */
-  description: string;
-  /** Returns the text to send back. `args` is what followed the command word, trimmed. */
-  run(
-    args: string,
-    context: { message: InboundMessage; session: SessionRecord; signal: AbortSignal },
-  ): Promise<string>;
 }
 
 export interface AgentRuntimeOptions {
@@ -53,41 +45,12 @@ export interface AgentRuntimeOptions {
   beforeNewSession?: (old: SessionRecord) => Promise<void>;
 }
 
-/** Remembers the token count of the last text it was asked about. */
-class LastTokenCount {
-  private text: string | undefined;
-  private tokens = 0;
-
-  of(text: string): number {
-    if (text !== this.text) {
-      this.text = text;
-      this.tokens = estimateTokens(text);
-    }
-    return this.tokens;
-  }
-}
-
 /** The turns of one session: they run one after another. */
 interface Lane {
   tail: Promise<void>;
   pending: number;
   /** The turn whose time it is (running, or waiting for a concurrency slot): what `/stop` cancels. */
   head?: AbortController;
-}
-
-const BUILT_IN_HELP = [
-  ['new', 'start a fresh session (the old one stays stored)'],
-  ['stop', 'cancel the running reply'],
-  ['help', 'this list'],
-];
-
-function helpText(commands: Record<string, RuntimeCommand>): string {
-  const rows = [
-    ...BUILT_IN_HELP,
-    ...Object.entries(commands).map(([name, command]) => [name, command.description]),
-  ];
-  const width = Math.max(...rows.map(([name]) => name!.length)) + 2;
-  return ['Commands:', ...rows.map(([name, text]) => `  /${name!.padEnd(width)}${text}`)].join('\n');
 }
 
 const ZERO: Usage = { inputTokens: 0, outputTokens: 0 };
@@ -108,13 +71,18 @@ export class AgentRuntime {
   private readonly tickets = new Map<string, AbortController>();
   private readonly semaphore: Semaphore;
   /** The system prompt and tool schemas rarely change between turns: tokenize them again only when they do. */
-  private readonly promptTokens = new LastTokenCount();
-  private readonly toolTokens = new LastTokenCount();
+  private readonly preparation: TurnPreparation;
   private readonly detach: Array<() => void> = [];
   private closing = false;
 
   constructor(private readonly options: AgentRuntimeOptions) {
     this.semaphore = new Semaphore(options.settings().maxConcurrency);
+    this.preparation = new TurnPreparation({
+      store: options.store,
+      model: options.model,
+      registry: options.registry,
+      context: () => this.options.context,
+    });
   }
 
   start(): void {
@@ -158,9 +126,18 @@ export class AgentRuntime {
       this.reply(
         message,
         message.sessionId ?? '',
-        helpText(message.fromOwner ? (this.options.commands ?? {}) : {}),
+        helpText(message.fromOwner ? (this.options.commands ?? {}) : {}, message.channel),
         'notice',
       );
+      return;
+    }
+    // Subagent reports and other machine-made messages are never commands.
+    const unknown =
+      message.spawnDepth === undefined || message.spawnDepth === 0
+        ? unknownCommandReply(message.text, this.knownCommands())
+        : undefined;
+    if (unknown) {
+      this.reply(message, message.sessionId ?? '', unknown, 'notice');
       return;
     }
     if (this.closing) {
@@ -255,10 +232,15 @@ export class AgentRuntime {
     }
   }
 
+  /** Built-ins, plugged commands, and what faces handle before a message reaches the bus (`/exit`). */
+  private knownCommands(): Set<string> {
+    return new Set(['help', 'new', 'stop', 'exit', 'quit', ...Object.keys(this.options.commands ?? {})]);
+  }
+
   private pluggedCommand(text: string): { command: RuntimeCommand; args: string } | undefined {
-    const match = /^\/([a-z][a-z0-9_-]*)(?:\s+([\s\S]*))?$/i.exec(text.trim());
-    const command = match ? this.options.commands?.[match[1]!.toLowerCase()] : undefined;
-    return command ? { command, args: (match?.[2] ?? '').trim() } : undefined;
+    const parsed = parseCommand(text);
+    const command = parsed ? this.options.commands?.[parsed.name] : undefined;
+    return command && parsed ? { command, args: parsed.args } : undefined;
   }
 
   private fail(message: InboundMessage, error: unknown, sessionId = ''): void {
@@ -296,29 +278,11 @@ export class AgentRuntime {
     const emit = (event: AgentEvent) => bus.publishEvent(event);
     emit({ ...base, type: 'turn-start' });
 
-    // Memory (issue 3): the session's consolidated turns reach the prompt as its cascading summary.
-    const { summary } = await store.memoryState(session.id);
-    const system = context.system({ summary });
-    const userMessage: ChatMessage = message.media?.length
-      ? { role: 'user', content: [{ type: 'text', text: message.text }, ...message.media] }
-      : { role: 'user', content: message.text };
-    const limits = model.limits();
-    const fixed =
-      this.promptTokens.of(system.map((block) => block.text).join('\n')) +
-      this.toolTokens.of(JSON.stringify(registry.requestDefinitions(new Set()))) +
-      estimateMessageTokens(userMessage) +
-      64;
-    const budget = limits.contextWindow - limits.maxOutputTokens - settings.historyReserveTokens - fixed;
-    const history = repairToolPairs(
-      (budget > 0 ? await store.recentMessages(session.id, budget) : []).map((stored) => stored.message),
+    const { system, userMessage, history, requestUser, limits } = await this.preparation.prepare(
+      message,
+      session,
+      settings.historyReserveTokens,
     );
-    const note = context.runtimeNote(message.channel);
-    const requestUser = withNote(
-      userMessage,
-      note,
-      Math.max(256, (budget + estimateMessageTokens(userMessage)) * 3),
-    );
-
     // Stored before the model is asked, and each message of the turn as it happens (see runTurn's persist):
     // a turn killed mid-way leaves a history that shows what it already did.
     const persist = (item: { message: ChatMessage; details?: unknown }) =>
@@ -345,7 +309,6 @@ export class AgentRuntime {
         interactive: message.interactive === true,
         workspace: workspace(),
         spawnDepth: message.spawnDepth ?? 0,
-        progress: () => {},
       },
       maxRounds: settings.maxRounds,
       ...(settings.maxParallelTools ? { maxParallelTools: settings.maxParallelTools } : {}),
@@ -393,72 +356,4 @@ export class AgentRuntime {
       usage: ZERO,
     });
   }
-}
-
-/** Puts the runtime note in front of the user's text and caps text that could not fit the window anyway. */
-function withNote(message: ChatMessage, note: string, maxChars: number): ChatMessage {
-  if (message.role !== 'user') return message;
-  const shorten = (text: string) =>
-    text.length > maxChars
-      ? `${capText(text, maxChars)}\n[This message was too long for the model's context window and was shortened.]`
-      : text;
-  if (typeof message.content === 'string')
-    return { role: 'user', content: `${note}\n${shorten(message.content)}` };
-  return {
-    role: 'user',
-    content: message.content.map((part, index) =>
-      index === 0 && part.type === 'text' ? { type: 'text', text: `${note}\n${shorten(part.text)}` } : part,
-    ),
-  };
-}
-
-function toAgentEvent(
-  base: { sessionId: string; replyTo: string; channel: string; chatId: string },
-  event: LoopEvent,
-): AgentEvent {
-  switch (event.type) {
-    case 'text-delta':
-      return { ...base, type: 'text-delta', text: event.text };
-    case 'tool-call-start':
-      return {
-        ...base,
-        type: 'tool-call-start',
-        callId: event.call.id,
-        name: event.call.name,
-        hint: event.hint,
-      };
-    case 'tool-call-end':
-      return {
-        ...base,
-        type: 'tool-call-end',
-        callId: event.call.id,
-        name: event.call.name,
-        isError: event.result.isError === true,
-        preview: event.result.content.slice(0, 300),
-      };
-  }
-}
-
-function describeOutcome(result: TurnResult): {
-  text: string;
-  kind: OutboundMessage['kind'];
-  notice?: string;
-} {
-  if (result.stopReason === 'aborted') {
-    return {
-      text: result.reply ? `${result.reply}\n\n(stopped)` : 'Stopped.',
-      kind: 'notice',
-      notice: 'stopped',
-    };
-  }
-  if (result.stopReason === 'error') {
-    return { text: result.errorMessage ?? 'The model request failed.', kind: 'error' };
-  }
-  const notices: string[] = [];
-  if (result.stopReason === 'length')
-    notices.push('The reply hit the output token limit and may be cut short.');
-  if (result.notice) notices.push(result.notice);
-  const notice = notices.join(' ');
-  const text = (result.reply || '(no reply)') + (notice ? `\n\n(${notice})` : '');
-  return notice ? { text, kind: 'reply', notice } : { text, kind: 'reply' };
 }

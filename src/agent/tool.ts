@@ -18,8 +18,6 @@ export interface ToolContext {
   workspace: string;
   /** Subagent hops that led to this turn (0 or absent: a person started it); see InboundMessage.spawnDepth. */
   spawnDepth?: number;
-  /** Progress for the UI (e.g. "downloading 3/10"); never sent to the model. */
-  progress(text: string): void;
 }
 
 /** What a call would do, beyond its tool's risk tier: the facts the gate decides on. */

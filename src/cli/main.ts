@@ -1,23 +1,36 @@
 #!/usr/bin/env node
 import './memory-flags.js';
 import { readFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { resolveHome } from '../config/home.js';
 import { registerGateCommands } from './commands/gate.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
 import { registerSubagentCommands } from './commands/subagents.js';
-import { reportFailure } from './report-failure.js';
+import { EXIT, reportFailure } from './report-failure.js';
+import { wholeNumber } from './whole-number.js';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
+// `wren doctor | head` closes the pipe early: that is the reader's choice, not a failure.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+    throw error;
+  });
+}
+
 const program = new Command('wren')
   .description('Wren: a self-hosted personal AI assistant')
   .version(VERSION)
   .addOption(new Option('--home <dir>', 'Wren home folder').env('WREN_HOME'))
-  .showHelpAfterError('(run wren --help for usage)');
+  .showHelpAfterError('(run wren --help for usage)')
+  // Usage errors exit 2 (as documented), help and --version 0: commander would exit 1 for both.
+  .exitOverride((error) => {
+    throw error;
+  });
 
 const home = () => resolveHome({ ...process.env, WREN_HOME: program.opts<{ home?: string }>().home });
 
@@ -26,7 +39,7 @@ program
   .description('start the gateway (HTTP API on 127.0.0.1) and keep running')
   .option('--host <host>', 'address to listen on (default gateway.host, 127.0.0.1)')
   .option('--port <port>', 'port to listen on (default gateway.port, 7777)', (value) =>
-    Number.parseInt(value, 10),
+    wholeNumber(value, 0, 65_535),
   )
   .action(async (options: { host?: string; port?: number }) => {
     const { runStart } = await import('./commands/start.js');
@@ -106,6 +119,23 @@ registerMemoryCommands(program, home);
 registerMcpCommands(program, home);
 registerSubagentCommands(program, home);
 
+// Subcommands inherit the override only when they are created after it: apply it to every one.
+for (const command of allCommands(program)) {
+  command.exitOverride((error) => {
+    throw error;
+  });
+}
+
+function allCommands(root: Command): Command[] {
+  return root.commands.flatMap((command) => [command, ...allCommands(command)]);
+}
+
 program.parseAsync().catch((error: unknown) => {
+  if (error instanceof CommanderError) {
+    // commander has already printed the message (and usage hint); only the exit code is ours.
+    const benign = ['commander.helpDisplayed', 'commander.help', 'commander.version'].includes(error.code);
+    process.exitCode = benign ? EXIT.ok : EXIT.usage;
+    return;
+  }
   process.exitCode = reportFailure(error);
 });

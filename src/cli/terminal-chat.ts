@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { styleText } from 'node:util';
-import type { MessageBus } from '../bus/message-bus.js';
+
 import type {
   AgentEvent,
   ApprovalChoice,
@@ -9,9 +9,11 @@ import type {
   ApprovalRequest,
   OutboundMessage,
 } from '../bus/messages.js';
+import type { ChatBus } from './chat-bus.js';
 
 export interface TerminalChatOptions {
-  bus: MessageBus;
+  /** The in-process bus, or a running gateway's (see createRemoteChatBus). */
+  bus: ChatBus;
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
   /** Color and the prompt only when talking to a person. */
@@ -133,13 +135,14 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
       return;
     }
     answeredHere.add(head.id);
-    const result = bus.answerApproval({ id: head.id, choice, by: 'cli' });
-    if (!result.ok) {
-      answeredHere.delete(head.id);
-      write(`${paint('red', `    ${result.message}`)}\n`);
-    } else {
-      write(`${paint('dim', `  · ${choice === 'deny' ? 'denied' : `approved (${choice})`}`)}\n`);
-    }
+    void Promise.resolve(bus.answerApproval({ id: head.id, choice, by: 'cli' })).then((result) => {
+      if (!result.ok) {
+        answeredHere.delete(head.id);
+        write(`${paint('red', `    ${result.message}`)}\n`);
+      } else {
+        write(`${paint('dim', `  · ${choice === 'deny' ? 'denied' : `approved (${choice})`}`)}\n`);
+      }
+    });
   };
 
   const onEvent = (event: AgentEvent) => {

@@ -53,7 +53,6 @@ function setup(section: Record<string, unknown> = {}, db = gateDatabase()) {
     isOwner: true,
     interactive: true,
     workspace: '/tmp',
-    progress: () => {},
     ...overrides,
   });
   let callId = 0;
@@ -402,7 +401,6 @@ describe('secrets and the real exec tool', () => {
         isOwner: true,
         interactive: false,
         workspace,
-        progress: () => {},
       },
       new AbortController().signal,
       gate.beforeToolCall,

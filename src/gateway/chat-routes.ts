@@ -4,7 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { MessageBus } from '../bus/message-bus.js';
-import type { AgentEvent } from '../bus/messages.js';
+import type { AgentEvent, ApprovalEvent } from '../bus/messages.js';
 import { approvalSessionOf, approvalSse } from './gate-routes.js';
 import { problem } from './problem.js';
 import { pump, type SseMessage } from './sse-pump.js';
@@ -34,6 +34,13 @@ const chatBody = z
     message: z.string().min(1, 'message must not be empty').max(MAX_MESSAGE_CHARS),
     session: z.string().regex(SESSION_ID, 'session must be 1-128 letters, digits, _ . : -').optional(),
     images: z.array(image).max(MAX_IMAGES).optional(),
+    /**
+     * The terminal's conversation (`wren chat` attached to this gateway): channel `cli`, chat `terminal`, so
+     * it continues the same active session as `wren chat` without a gateway.
+     */
+    terminal: z.boolean().optional(),
+    /** Whether the caller can answer approvals while the turn waits (default true; `wren chat -m` cannot). */
+    interactive: z.boolean().optional(),
   })
   .strict();
 
@@ -72,16 +79,17 @@ export function registerChatRoutes(app: Hono, bus: MessageBus, requestId: () => 
         tooLong ? 413 : 400,
       );
     }
-    const session = parsed.data.session ?? randomUUID();
+    const { terminal } = parsed.data;
+    const named = parsed.data.session ?? (terminal ? undefined : randomUUID());
     const inbound = {
       id: requestId(),
-      channel: 'api',
+      channel: terminal ? 'cli' : 'api',
       senderId: 'owner',
       fromOwner: true,
-      chatId: session,
-      sessionId: session,
+      chatId: terminal ? 'terminal' : (named ?? ''),
+      ...(named ? { sessionId: named } : {}),
       // The token holder can answer approvals through /api/approvals while the turn waits.
-      interactive: true,
+      interactive: parsed.data.interactive ?? true,
       text: parsed.data.message,
       ...(parsed.data.images
         ? { media: parsed.data.images.map((item) => ({ type: 'image' as const, ...item })) }
@@ -101,7 +109,7 @@ export function registerChatRoutes(app: Hono, bus: MessageBus, requestId: () => 
             for (const message of early.splice(0)) push(message);
             forward = push;
             return bus.subscribeApprovals((event) => {
-              if (approvalSessionOf(event) === session) push(approvalSse(event));
+              if (named ? approvalSessionOf(event) === named : isTerminal(event)) push(approvalSse(event));
             });
           },
           reply,
@@ -111,16 +119,28 @@ export function registerChatRoutes(app: Hono, bus: MessageBus, requestId: () => 
         const outbound = await reply;
         await stream.writeSSE({
           event: outbound.kind === 'error' ? 'error' : 'done',
-          data: JSON.stringify({ reply: outbound.text, session, usage: outbound.usage, kind: outbound.kind }),
+          data: JSON.stringify({
+            reply: outbound.text,
+            session: outbound.sessionId || named,
+            usage: outbound.usage,
+            kind: outbound.kind,
+            ...(outbound.notice ? { notice: outbound.notice } : {}),
+          }),
         });
       });
     }
     const outbound = await bus.request(inbound, undefined, c.req.raw.signal);
+    const session = outbound.sessionId || named;
     if (outbound.kind === 'error') {
       return c.json({ ...problem('model_error', outbound.text), session }, 502);
     }
     return c.json({ reply: outbound.text, session, usage: outbound.usage });
   });
+}
+
+function isTerminal(event: ApprovalEvent): boolean {
+  const where = event.type === 'approval-requested' ? event.request : event;
+  return where.channel === 'cli' && where.chatId === 'terminal';
 }
 
 function toSse(event: AgentEvent): { event: string; data: string } {

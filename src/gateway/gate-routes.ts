@@ -19,6 +19,9 @@ export interface GateRouteOptions {
 function messageEvent(outbound: OutboundMessage) {
   return {
     session: outbound.sessionId,
+    channel: outbound.channel,
+    chat: outbound.chatId,
+    replyTo: outbound.replyTo,
     text: outbound.text,
     kind: outbound.kind,
     attachments: (outbound.attachments ?? []).map((file) => ({
@@ -103,8 +106,11 @@ export function registerGateRoutes(
     return c.json({ entries });
   });
 
-  app.get('/api/events', (c) =>
-    streamSSE(c, async (stream) => {
+  // `?channel=cli`: a terminal attached to this gateway (`wren chat`) receives what Wren sends the terminal
+  // on its own; without it, what it sends on the API channel.
+  app.get('/api/events', (c) => {
+    const channel = c.req.query('channel') === 'cli' ? 'cli' : 'api';
+    return streamSSE(c, async (stream) => {
       const gone = new AbortController();
       stream.onAbort(() => gone.abort(new Error('client disconnected')));
       await stream.writeSSE({ event: 'ready', data: '{}' });
@@ -114,9 +120,9 @@ export function registerGateRoutes(
           const stopApprovals = options.bus.subscribeApprovals((event) => push(approvalSse(event)));
           // Messages Wren sends on its own on the API channel (the message/send_file tools, subagent reports).
           const stopMessages = options.bus.subscribeOutbound((outbound) => {
-            if (outbound.channel !== 'api' || isPending(outbound.replyTo)) return;
+            if (outbound.channel !== channel || isPending(outbound.replyTo)) return;
             push({ event: 'message', data: JSON.stringify(messageEvent(outbound)) });
-          }, 'api');
+          }, channel);
           return () => {
             stopApprovals();
             stopMessages();
@@ -125,6 +131,6 @@ export function registerGateRoutes(
         new Promise(() => {}),
         gone.signal,
       );
-    }),
-  );
+    });
+  });
 }

@@ -25,7 +25,6 @@ describe('live config for the web tools', () => {
       isOwner: true,
       interactive: false,
       workspace: app.config().workspace,
-      progress: () => {},
     };
     const search = async () => {
       const outcome = await registry.invoke(

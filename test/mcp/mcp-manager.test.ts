@@ -30,7 +30,6 @@ const ctx = {
   isOwner: true,
   interactive: false,
   workspace: '/tmp',
-  progress: () => {},
 };
 const call = (h: McpHarness, name: string, args: unknown) =>
   h.registry.invoke({ id: 'x', name, arguments: JSON.stringify(args) }, ctx, new AbortController().signal);

@@ -17,7 +17,6 @@ const ctx = {
   isOwner: true,
   interactive: false,
   workspace: '/tmp',
-  progress: () => {},
 };
 
 function setup() {

@@ -10,7 +10,6 @@ export function toolContext(overrides: Partial<ToolContext> = {}): ToolContext {
     isOwner: true,
     interactive: false,
     workspace: '/tmp',
-    progress: () => {},
     ...overrides,
   };
 }

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createApp } from '../../app.js';
-import type { MessageBus } from '../../bus/message-bus.js';
+import type { ChatBus } from '../chat-bus.js';
+import { findGateway, type GatewayLink } from '../gateway-client.js';
 import { noModelHelp } from '../local-model-fallback.js';
+import { createRemoteChatBus } from '../remote-chat-bus.js';
 import { EXIT } from '../report-failure.js';
 import { runTerminalChat } from '../terminal-chat.js';
 
@@ -14,7 +16,14 @@ export interface ChatOptions {
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
-/** `wren chat` and `wren chat -m`. Resolves with the exit code. */
+/** How long a chat waits for MCP servers that are still connecting before its first turn. */
+const MCP_WAIT_MS = 10_000;
+
+/**
+ * `wren chat` and `wren chat -m`. When `wren start` runs for this home, the chat attaches to it (same
+ * sessions, MCP servers already connected, approvals routed through it); otherwise Wren runs in this
+ * process. Resolves with the exit code.
+ */
 export async function runChat(options: ChatOptions): Promise<number> {
   const { home } = options;
   if (options.session !== undefined && !SESSION_ID.test(options.session)) {
@@ -23,6 +32,31 @@ export async function runChat(options: ChatOptions): Promise<number> {
     );
     return EXIT.usage;
   }
+  const gateway = await findGateway(home);
+  if (gateway.state === 'running') return attached(gateway.link, options);
+  if (gateway.state === 'unverified')
+    process.stderr.write(
+      `wren: a gateway was recorded at ${gateway.url}, but ${gateway.reason}; running here instead\n`,
+    );
+  return inProcess(options);
+}
+
+async function attached(link: GatewayLink, options: ChatOptions): Promise<number> {
+  const bus = createRemoteChatBus(link);
+  if (options.message !== undefined) return oneShot(bus, options);
+  await runTerminalChat({
+    bus,
+    input: process.stdin,
+    output: process.stdout,
+    tty: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    ...(options.session ? { sessionId: options.session } : {}),
+    banner: `Wren · attached to the running gateway at ${link.url} (pid ${link.pid}) · /help for commands, Ctrl+C to stop or leave`,
+  });
+  return EXIT.ok;
+}
+
+async function inProcess(options: ChatOptions): Promise<number> {
+  const { home } = options;
   const app = await createApp({ home });
   if (app.endpoints().length === 0) {
     await app.close(0);
@@ -38,6 +72,11 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const leave = () => process.exit(EXIT.ok);
   if (options.message === undefined) process.on('SIGINT', leave);
   try {
+    const waiting = await app.mcpSettled(MCP_WAIT_MS);
+    if (waiting.length > 0)
+      process.stderr.write(
+        `wren: MCP server(s) still connecting, their tools come later: ${waiting.join(', ')}\n`,
+      );
     if (options.message !== undefined) return await oneShot(app.bus, options);
     await runTerminalChat({
       bus: app.bus,
@@ -68,7 +107,7 @@ export interface OneShotOutput {
  * calls at once; each denial is also named on stderr. Resolves with the exit code.
  */
 export async function oneShot(
-  bus: MessageBus,
+  bus: ChatBus,
   options: Omit<ChatOptions, 'home'>,
   io: OneShotOutput = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
@@ -85,7 +124,7 @@ export async function oneShot(
       `wren: denied ${event.tool}: it needs your approval and \`wren chat -m\` cannot ask; run it in \`wren chat\`, or allow it with a gate rule in config.yaml\n`,
     );
   });
-  let outbound: Awaited<ReturnType<MessageBus['request']>>;
+  let outbound: Awaited<ReturnType<ChatBus['request']>>;
   try {
     outbound = await bus.request({
       id: randomUUID(),

@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import type { Command } from 'commander';
 import type { WrenConfig } from '../../config/wren-config.js';
 import { EXIT } from '../report-failure.js';
+import { wholeNumber } from '../whole-number.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
 const json = (value: unknown) => out(JSON.stringify(value, null, 2));
@@ -39,7 +40,7 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
     .description('search past conversations (all sessions) and HISTORY.md, best match first')
     .option('--since <date>', 'from this day on (YYYY-MM-DD)')
     .option('--until <date>', 'up to this day, inclusive (YYYY-MM-DD)')
-    .option('--limit <n>', 'results per source (default 8)', (value) => Number.parseInt(value, 10))
+    .option('--limit <n>', 'results per source (default 8)', (value) => wholeNumber(value, 1, 1000))
     .option('--json', 'print JSON')
     .action(
       async (
@@ -119,7 +120,7 @@ function registerMemoCommands(program: Command, home: () => string): void {
   memo
     .command('list', { isDefault: true })
     .description('newest memos first')
-    .option('--limit <n>', 'how many (default 50)', (value) => Number.parseInt(value, 10))
+    .option('--limit <n>', 'how many (default 50)', (value) => wholeNumber(value, 1, 1000))
     .option('--json', 'print JSON')
     .action(list);
   memo

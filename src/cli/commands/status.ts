@@ -1,38 +1,61 @@
-import { join } from 'node:path';
-import { ensureHome } from '../../config/home.js';
-import { loadConfig, resolveEndpoints } from '../../config/load-config.js';
+import { withHome } from '../../app-home.js';
+import { resolveEndpoints } from '../../config/load-config.js';
 import { consolidationStatus } from '../../store/consolidation-status-repository.js';
-import { openDatabase } from '../../store/open-database.js';
 import { usageTotals } from '../../store/usage-repository.js';
+import { callGateway, findGateway } from '../gateway-client.js';
 import { EXIT } from '../report-failure.js';
 import { mcpServerStatuses } from './mcp.js';
 
-/** Asks the configured gateway address whether a Wren answers there. */
-async function probeGateway(host: string, port: number): Promise<{ running: boolean; version?: string }> {
-  const origin = `http://${host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+/** What the running gateway reports of itself (`GET /api/status`), as far as status shows it. */
+interface LiveStatus {
+  pid?: number;
+  uptimeSeconds?: number;
+  configError?: string;
+  turnsInFlight?: number;
+  memoryMb?: { rss?: number };
+  models?: Array<{ name: string; state?: string; coolingUntil?: number }>;
+}
+
+async function gatewayState(home: string) {
+  const lookup = await findGateway(home);
+  if (lookup.state === 'none') return { running: false as const };
+  if (lookup.state === 'unverified')
+    return {
+      running: false as const,
+      url: lookup.url,
+      problem: `a gateway was recorded at ${lookup.url}, but ${lookup.reason}`,
+    };
+  const { link } = lookup;
   try {
-    const response = await fetch(`${origin}/api/health`, { signal: AbortSignal.timeout(800) });
-    const body = (await response.json()) as { ok?: boolean; version?: string };
-    return body.ok
-      ? { running: true, ...(body.version ? { version: body.version } : {}) }
-      : { running: false };
-  } catch {
-    return { running: false };
+    const { status, body } = await callGateway(link, 'GET', '/api/status');
+    const live = status === 200 ? (body as LiveStatus) : undefined;
+    return {
+      running: true as const,
+      url: link.url,
+      version: link.version,
+      pid: link.pid,
+      ...(live ? { live } : {}),
+    };
+  } catch (error) {
+    return { running: false as const, url: link.url, problem: (error as Error).message };
   }
 }
 
-/** `wren status`: gateway up or not, models, sessions, token usage (today and in all). */
+/**
+ * `wren status`: the gateway of this home (found through its `gateway.json`, verified before the local
+ * token is sent) with what it reports live — a rejected config edit among it — then the models, sessions,
+ * token usage, memory and MCP servers from the home itself.
+ */
 export async function runStatus(options: { home: string; json?: boolean }): Promise<number> {
-  ensureHome(options.home);
-  const config = loadConfig(options.home);
-  const db = openDatabase(join(options.home, 'wren.db'));
-  try {
-    const gateway = await probeGateway(config.gateway.host, config.gateway.port);
+  return withHome(options.home, async (opened) => {
+    const { config } = opened;
+    const db = opened.db();
+    const gateway = await gatewayState(options.home);
     const startOfDay = new Date();
     startOfDay.setHours(0, 0, 0, 0);
     const status = {
       home: options.home,
-      gateway: { ...gateway, url: `http://${config.gateway.host}:${config.gateway.port}` },
+      gateway,
       models: resolveEndpoints(config).map(({ name, protocol, model, baseUrl, tags, priority, enabled }) => ({
         name,
         protocol,
@@ -56,33 +79,65 @@ export async function runStatus(options: { home: string; json?: boolean }): Prom
       process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
       return EXIT.ok;
     }
-    const out = (line: string) => process.stdout.write(`${line}\n`);
-    out(`home      ${status.home}`);
-    out(
-      `gateway   ${gateway.running ? `running at ${status.gateway.url} (v${gateway.version ?? '?'})` : `not running (${status.gateway.url}); start it with \`wren start\``}`,
-    );
-    if (status.models.length === 0) out('models    none configured: run `wren onboard`');
-    for (const model of status.models) {
-      out(
-        `model     ${model.name}: ${model.protocol} ${model.model} @ ${model.baseUrl} [${model.tags.join(', ')}] priority ${model.priority}${model.enabled ? '' : ' (disabled)'}`,
-      );
-    }
-    out(`sessions  ${status.sessions}`);
-    const { today, total } = status.usage;
-    out(
-      `tokens    today ${today.inputTokens} in / ${today.outputTokens} out (${today.calls} calls); all time ${total.inputTokens} in / ${total.outputTokens} out`,
-    );
-    const memory = status.consolidation;
-    out(
-      `memory    ${memory.consolidatedMessages} messages consolidated${memory.pending ? `; ${memory.pending} pending` : ''}${
-        memory.failing.length
-          ? `; consolidation FAILING for ${memory.failing.length} session(s): ${memory.failing[0]!.lastError}`
-          : ''
-      }`,
-    );
-    for (const server of status.mcp) out(`mcp       ${server.name}: ${server.display}`);
+    printStatus(status);
     return EXIT.ok;
-  } finally {
-    db.close();
+  });
+}
+
+function printStatus(status: {
+  home: string;
+  gateway: Awaited<ReturnType<typeof gatewayState>>;
+  models: Array<{
+    name: string;
+    protocol: string;
+    model: string;
+    baseUrl: string;
+    tags: readonly string[];
+    priority: number;
+    enabled: boolean;
+  }>;
+  sessions: number;
+  usage: { today: ReturnType<typeof usageTotals>; total: ReturnType<typeof usageTotals> };
+  consolidation: ReturnType<typeof consolidationStatus>;
+  mcp: Array<{ name: string; display: string }>;
+}): void {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const { gateway } = status;
+  out(`home      ${status.home}`);
+  if (gateway.running) {
+    const live = gateway.live;
+    const facts = [
+      `pid ${gateway.pid}`,
+      live?.uptimeSeconds !== undefined ? `up ${live.uptimeSeconds} s` : '',
+      live?.memoryMb?.rss !== undefined ? `${live.memoryMb.rss} MB` : '',
+      live?.turnsInFlight ? `${live.turnsInFlight} turn(s) running` : '',
+    ].filter(Boolean);
+    out(`gateway   running at ${gateway.url} (v${gateway.version}; ${facts.join(', ')})`);
+    if (live?.configError)
+      out(`config    EDIT REJECTED, the previous config is in force: ${live.configError}`);
+  } else if ('problem' in gateway && gateway.problem) {
+    out(`gateway   not reachable: ${gateway.problem}`);
+  } else {
+    out('gateway   not running; start it with `wren start`');
   }
+  if (status.models.length === 0) out('models    none configured: run `wren onboard`');
+  for (const model of status.models) {
+    out(
+      `model     ${model.name}: ${model.protocol} ${model.model} @ ${model.baseUrl} [${model.tags.join(', ')}] priority ${model.priority}${model.enabled ? '' : ' (disabled)'}`,
+    );
+  }
+  out(`sessions  ${status.sessions}`);
+  const { today, total } = status.usage;
+  out(
+    `tokens    today ${today.inputTokens} in / ${today.outputTokens} out (${today.calls} calls); all time ${total.inputTokens} in / ${total.outputTokens} out`,
+  );
+  const memory = status.consolidation;
+  out(
+    `memory    ${memory.consolidatedMessages} messages consolidated${memory.pending ? `; ${memory.pending} pending` : ''}${
+      memory.failing.length
+        ? `; consolidation FAILING for ${memory.failing.length} session(s): ${memory.failing[0]!.lastError}`
+        : ''
+    }`,
+  );
+  for (const server of status.mcp) out(`mcp       ${server.name}: ${server.display}`);
 }

@@ -1,57 +1,34 @@
 import type { Command } from 'commander';
+import { callGateway, findGateway, type GatewayLink } from '../gateway-client.js';
 import { EXIT } from '../report-failure.js';
 
-interface Options {
-  home: string;
-  token?: string;
-  url?: string;
-  json?: boolean;
+/** The running gateway of the home (subagents live in its process), or undefined after saying why. */
+async function gatewayOf(home: string): Promise<GatewayLink | undefined> {
+  const lookup = await findGateway(home);
+  if (lookup.state === 'running') return lookup.link;
+  process.stderr.write(
+    lookup.state === 'none'
+      ? 'wren: subagents run inside the gateway, and no gateway runs for this home; start it with `wren start`\n'
+      : `wren: a gateway was recorded at ${lookup.url}, but ${lookup.reason}; nothing was sent\n`,
+  );
+  process.exitCode = EXIT.failed;
+  return undefined;
 }
 
-/** Talks to the running gateway (subagents live in its process); the token comes from --token or the env. */
-async function callGateway(
-  options: Options,
-  method: 'GET' | 'DELETE',
-  path: string,
-): Promise<{ status: number; body: unknown }> {
-  const { loadConfig } = await import('../../config/load-config.js');
-  const { ensureHome } = await import('../../config/home.js');
-  ensureHome(options.home);
-  const config = loadConfig(options.home);
-  const token = options.token ?? config.gateway.token ?? process.env['WREN_GATEWAY_TOKEN'];
-  if (!token)
-    throw new Error(
-      'subagents live in the running gateway: pass its token with --token or WREN_GATEWAY_TOKEN',
-    );
-  const host = config.gateway.host === '0.0.0.0' ? '127.0.0.1' : config.gateway.host;
-  const origin =
-    options.url?.replace(/\/+$/, '') ??
-    `http://${host.includes(':') ? `[${host}]` : host}:${config.gateway.port}`;
-  const url = `${origin}${path}`;
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method,
-      headers: { authorization: `Bearer ${token}` },
-      signal: AbortSignal.timeout(5000),
-    });
-  } catch {
-    throw new Error(`no gateway answers at ${url}; start it with \`wren start\``);
-  }
-  return { status: response.status, body: await response.json().catch(() => ({})) };
-}
-
-/** `wren subagents [list]` and `wren subagents cancel ID`. */
+/**
+ * `wren subagents [list]` and `wren subagents cancel ID`: asks this home's running gateway, found and verified
+ * through its `gateway.json` (no token needed).
+ */
 export function registerSubagentCommands(program: Command, home: () => string): void {
   const group = program.command('subagents').description('background subagents of the running gateway');
   group
     .command('list', { isDefault: true })
     .description('list running and recent subagents')
-    .option('--token <token>', 'the gateway token (default: gateway.token or WREN_GATEWAY_TOKEN)')
-    .option('--url <url>', 'the gateway (default: gateway.host and gateway.port)')
     .option('--json', 'print JSON')
-    .action(async (options: { token?: string; url?: string; json?: boolean }) => {
-      const { status, body } = await callGateway({ home: home(), ...options }, 'GET', '/api/subagents');
+    .action(async (options: { json?: boolean }) => {
+      const link = await gatewayOf(home());
+      if (!link) return;
+      const { status, body } = await callGateway(link, 'GET', '/api/subagents');
       if (status !== 200) {
         process.stderr.write(`wren: the gateway answered ${status}: ${JSON.stringify(body)}\n`);
         process.exitCode = EXIT.failed;
@@ -67,14 +44,10 @@ export function registerSubagentCommands(program: Command, home: () => string): 
   group
     .command('cancel <id>')
     .description('cancel a queued or running subagent')
-    .option('--token <token>', 'the gateway token (default: gateway.token or WREN_GATEWAY_TOKEN)')
-    .option('--url <url>', 'the gateway (default: gateway.host and gateway.port)')
-    .action(async (id: string, options: { token?: string; url?: string }) => {
-      const { status } = await callGateway(
-        { home: home(), ...options },
-        'DELETE',
-        `/api/subagents/${encodeURIComponent(id)}`,
-      );
+    .action(async (id: string) => {
+      const link = await gatewayOf(home());
+      if (!link) return;
+      const { status } = await callGateway(link, 'DELETE', `/api/subagents/${encodeURIComponent(id)}`);
       if (status === 200) process.stdout.write(`Cancelling subagent ${id}.\n`);
       else {
         process.stderr.write(`wren: no running subagent ${id}\n`);

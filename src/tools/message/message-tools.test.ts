@@ -24,7 +24,6 @@ const ctx: ToolContext = {
   isOwner: true,
   interactive: true,
   workspace,
-  progress: () => {},
 };
 
 function setup() {

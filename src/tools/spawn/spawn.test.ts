@@ -268,6 +268,5 @@ function ctx() {
     isOwner: true,
     interactive: false,
     workspace: '/tmp',
-    progress: () => {},
   };
 }

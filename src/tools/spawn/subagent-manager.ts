@@ -185,7 +185,7 @@ export class SubagentManager {
       messages: [user],
       // The gate sees the parent's session and chat: taint, grants and messages belong to the conversation
       // that asked for the work. Nobody can be asked from here.
-      toolContext: { ...parent, interactive: false, progress: () => {} },
+      toolContext: { ...parent, interactive: false },
       maxRounds: this.options.limits().maxRounds,
       repeatLimit: 3,
       maxToolResultChars: 8000,
