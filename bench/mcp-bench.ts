@@ -6,7 +6,7 @@
  * what sending every MCP schema would cost.
  *   npx tsx bench/mcp-bench.ts
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -21,8 +21,6 @@ import { GroupedToolRegistry } from '../src/mcp/grouped-tool-registry.js';
 import { DEFAULT_MCP_SETTINGS } from '../src/mcp/mcp-config.js';
 import { createMcpManager } from '../src/mcp/mcp-manager.js';
 import { McpPinRepository } from '../src/store/mcp-pin-repository.js';
-import { MIGRATION_V4 } from '../src/store/migration-v4-mcp.js';
-import { MIGRATIONS, migrate } from '../src/store/migrations.js';
 import { openDatabase } from '../src/store/open-database.js';
 import { createListDirTool } from '../src/tools/list-dir/list-dir.js';
 import { createReadFileTool } from '../src/tools/read-file/read-file.js';
@@ -68,8 +66,7 @@ async function hello(llm: FakeLlmServer, mcpServers: Record<string, unknown>): P
   mkdirSync(workspace, { recursive: true });
   ensureWorkspaceFiles(workspace); // the starter SOUL.md/AGENTS.md/USER.md, as a real home has
   writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers }));
-  const db = openDatabase(join(home, 'wren.db'), { migrate: false });
-  migrate(db, [...MIGRATIONS, MIGRATION_V4]);
+  const db = openDatabase(join(home, 'wren.db'));
   const registry = new GroupedToolRegistry();
   registry.register(createReadFileTool(() => [workspace])).register(createListDirTool(() => [workspace]));
   const manager = createMcpManager({
@@ -136,6 +133,7 @@ async function hello(llm: FakeLlmServer, mcpServers: Record<string, unknown>): P
     await runtime.stop(1000);
     await manager.stop();
     db.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -16,8 +16,6 @@ import { estimateRequestTokens, estimateTokens } from '../src/llm/token-estimate
 import type { ChatModel, ModelEvent, ModelRequest } from '../src/llm/types.js';
 import { createMemory } from '../src/memory/create-memory.js';
 import { DEFAULT_MEMORY_CONFIG } from '../src/memory/memory-config.js';
-import { MIGRATION_V2 } from '../src/store/migration-v2-memory.js';
-import { MIGRATIONS, migrate } from '../src/store/migrations.js';
 import { openDatabase } from '../src/store/open-database.js';
 import { SqliteSessionStore } from '../src/store/sqlite-session-store.js';
 
@@ -38,8 +36,7 @@ export async function runMemoryBench(turns = 200): Promise<MemoryBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'wren-memory-bench-'));
   const workspace = join(dir, 'workspace');
   ensureWorkspaceFiles(workspace);
-  const db = openDatabase(join(dir, 'wren.db'), { migrate: false });
-  migrate(db, [...MIGRATIONS.filter((step) => step.version < 2), MIGRATION_V2]);
+  const db = openDatabase(join(dir, 'wren.db'));
   const chatPrompts: number[] = [];
   let consolidationTokens = 0;
   let consolidations = 0;

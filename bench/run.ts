@@ -1,18 +1,21 @@
 /**
- * Wren's benchmarks. Measures, never asserts: prints a table and writes bench/results/latest.json.
+ * Wren's benchmarks. Measures, never asserts: prints a table and writes bench/results/latest.json (ignored by
+ * git). Every temporary home lives under one temp folder that is removed at the end.
  *   npm run bench
- * Figures: prompt tokens of "hi" in a fresh session, framework overhead per turn (instant in-process model,
- * p50/p99 over 200 turns), cold start to /api/health OK, idle RSS after start and after 1,000 turns.
+ * Figures: prompt tokens of "hi" in a fresh session; framework overhead per turn over HTTP (the real
+ * `wren start` process, a fake OpenAI-compatible model on 127.0.0.1 speaking the real streaming wire format,
+ * minus the time the same model call takes without Wren) and in-process; cold start of the real CLI to
+ * /api/health OK; idle RSS after start and after 1,000 turns; a 200-turn conversation; "hi" with MCP servers.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createApp } from '../src/app.js';
 import { estimateTokens } from '../src/llm/token-estimate.js';
 import type { ChatModel, ModelEvent } from '../src/llm/types.js';
-import { startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
+import { type FakeLlmServer, startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
 import { runMcpBench } from './mcp-bench.js';
 import { runMemoryBench } from './memory-bench.js';
 
@@ -24,9 +27,11 @@ const START_FLAGS = (
   .split(/\s+/)
   .filter((word) => word.startsWith('--'));
 const TOKEN = 'bench-token-0123456789';
+const ROOT = mkdtempSync(join(tmpdir(), 'wren-bench-'));
+let homes = 0;
 
 function home(config: string): string {
-  const dir = join(mkdtempSync(join(tmpdir(), 'wren-bench-')), 'home');
+  const dir = join(ROOT, `home-${++homes}`);
   mkdirSync(dir, { mode: 0o700 });
   writeFileSync(join(dir, 'config.yaml'), config, { mode: 0o600 });
   return dir;
@@ -155,6 +160,64 @@ async function coldStart(runs: number): Promise<number> {
   return percentile(times, 50);
 }
 
+/** One streamed chat completion straight to the fake model: the wire cost Wren adds nothing to. */
+async function directModelCall(llm: FakeLlmServer, text: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${llm.baseUrls.openai}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'fake-model',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: text }],
+    }),
+  });
+  await response.arrayBuffer();
+  return performance.now() - started;
+}
+
+/**
+ * Framework overhead over HTTP: `POST /api/chat` to the real gateway process, which calls the fake model over
+ * its real (streaming) wire format, minus the median of the same model call made directly. Sessions rotate
+ * over 20, so history grows as in use.
+ */
+async function httpOverhead(turns: number) {
+  const llm = await startFakeLlmServer();
+  llm.setHandler(() => ({ text: 'ok' }));
+  const { child, url } = await startGateway(modelConfig(llm.baseUrls.openai));
+  const total: number[] = [];
+  const direct: number[] = [];
+  try {
+    for (let i = 0; i < turns + 20; i++) {
+      const started = performance.now();
+      const response = await fetch(`${url}/api/chat`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: `message ${i}`, session: `s${i % 20}` }),
+      });
+      await response.arrayBuffer();
+      const elapsed = performance.now() - started;
+      const wire = await directModelCall(llm, `message ${i}`);
+      if (i >= 20) {
+        total.push(elapsed);
+        direct.push(wire);
+      }
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((done) => child.on('exit', done));
+    await llm.close();
+  }
+  const model = percentile(direct, 50);
+  return {
+    p50: percentile(total, 50) - model,
+    p99: percentile(total, 99) - model,
+    totalP50: percentile(total, 50),
+    modelCallP50: model,
+  };
+}
+
 async function memory(turns: number) {
   const llm = await startFakeLlmServer();
   const { child, url } = await startGateway(modelConfig(llm.baseUrls.openai));
@@ -184,16 +247,29 @@ async function memory(turns: number) {
   return { afterStart, afterTurns, samples };
 }
 
-const hi = await helloTokens();
-const perTurn = await overhead(200);
-const start = await coldStart(5);
-const rss = await memory(1000);
-const conversation = await runMemoryBench(200);
-const mcp = await runMcpBench();
+let hi: Awaited<ReturnType<typeof helloTokens>>;
+let http: Awaited<ReturnType<typeof httpOverhead>>;
+let perTurn: Awaited<ReturnType<typeof overhead>>;
+let start: number;
+let rss: Awaited<ReturnType<typeof memory>>;
+let conversation: Awaited<ReturnType<typeof runMemoryBench>>;
+let mcp: Awaited<ReturnType<typeof runMcpBench>>;
+try {
+  hi = await helloTokens();
+  http = await httpOverhead(200);
+  perTurn = await overhead(200);
+  start = await coldStart(5);
+  rss = await memory(1000);
+  conversation = await runMemoryBench(200);
+  mcp = await runMcpBench();
+} finally {
+  rmSync(ROOT, { recursive: true, force: true });
+}
 const results = {
   date: new Date().toISOString(),
   node: process.version,
   helloPromptTokens: hi,
+  overheadHttpMs: http,
   overheadMs: perTurn,
   coldStartMs: start,
   idleRssMb: rss,
@@ -212,11 +288,21 @@ row(
   '—',
 );
 row(
-  'framework overhead per turn',
-  `p50 ${perTurn.p50.toFixed(2)} ms, p99 ${perTurn.p99.toFixed(2)} ms`,
+  'overhead per turn over HTTP',
+  `p50 ${http.p50.toFixed(1)} ms, p99 ${http.p99.toFixed(1)} ms`,
   'p50 < 10 ms',
 );
-row('cold start to /api/health', `${start.toFixed(0)} ms (median of 5)`, '< 1,000 ms');
+row(
+  '  (round trip; model call alone)',
+  `p50 ${http.totalP50.toFixed(1)} ms; ${http.modelCallP50.toFixed(1)} ms`,
+  '—',
+);
+row(
+  'overhead per turn in-process',
+  `p50 ${perTurn.p50.toFixed(2)} ms, p99 ${perTurn.p99.toFixed(2)} ms`,
+  '—',
+);
+row('cold start of `wren start` to /api/health', `${start.toFixed(0)} ms (median of 5)`, '< 1,000 ms');
 row('idle RSS after start', `${rss.afterStart.toFixed(1)} MB`, '< 120 MB');
 row(
   'idle RSS after 1,000 turns',

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -348,5 +348,12 @@ describe('messages Wren sends on its own', () => {
     expect((await app.request('/api/files/report.txt')).status).toBe(401);
     expect((await app.request('/api/files/..%2Foutside.txt', { headers: auth })).status).toBe(403);
     expect((await app.request('/api/files/nope.txt', { headers: auth })).status).toBe(404);
+    // A hard link to a file outside the workspace is refused, like a symlink pointing out.
+    const outside = join(mkdtempSync(join(tmpdir(), 'wren-out-')), 'secret.txt');
+    writeFileSync(outside, 'outside secret');
+    linkSync(outside, join(workspace, 'linked.txt'));
+    const linked = await app.request('/api/files/linked.txt', { headers: auth });
+    expect(linked.status).toBe(403);
+    expect(await linked.text()).not.toContain('outside secret');
   });
 });

@@ -1,6 +1,7 @@
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ToolError } from '../agent/tool.js';
+import { revealHiddenCharacters } from '../util/hidden-characters.js';
 
 const MAX_PATH_CHARS = 4096;
 
@@ -31,21 +32,35 @@ async function realPathOf(path: string, hops = 0): Promise<string> {
       (info) => info.isSymbolicLink(),
       () => false,
     );
-    if (link) return realPathOf(resolve(dirname(path), await readlink(path)), hops + 1);
+    if (link) {
+      // A link replaced between lstat and readlink (EINVAL): resolve the path again, within the hop limit.
+      const target = await readlink(path).catch(() => undefined);
+      if (target === undefined) return realPathOf(path, hops + 1);
+      return realPathOf(resolve(dirname(path), target), hops + 1);
+    }
     const parent = dirname(path);
     if (parent === path) return path;
     return join(await realPathOf(parent, hops), basename(path));
   }
 }
 
+/** A resolved path, the real root it lies in (where a descriptor walk to it starts) and the real workspace. */
+export interface ResolvedPath {
+  path: string;
+  root: string;
+  workspace: string;
+}
+
 /**
  * Resolves a path the model gave into a real absolute path inside one of `roots` (the first root is the
- * workspace, relative paths start there). Every component is resolved through symlinks before the check, so a
- * link pointing out is refused like `..`. Throws a ToolError with a message for the model when the path is
- * too long, has a NUL byte, starts with `~`, leaves the roots, or lies in /dev, /proc or /sys (even when a
- * root contains them).
+ * workspace, relative paths start there), and names that root (real path too). Every component is resolved
+ * through symlinks before the check, so a link pointing out is refused like `..`. Resolution alone is a
+ * check, not a guarantee: a folder can be swapped after it, so the file tools open what it returns with
+ * openFolder / openFileForRead. Throws a ToolError with a message for the model when the path is too long,
+ * has a NUL byte, starts with `~`, leaves the roots, or lies in /dev, /proc or /sys (even when a root
+ * contains them).
  */
-export async function resolveWorkspacePath(roots: string[], requested: string): Promise<string> {
+export async function resolveInRoots(roots: string[], requested: string): Promise<ResolvedPath> {
   const [workspace] = roots;
   if (!workspace) throw new ToolError('No workspace is configured.');
   if (requested.includes('\0')) throw new ToolError('The path contains a NUL byte.');
@@ -61,12 +76,18 @@ export async function resolveWorkspacePath(roots: string[], requested: string): 
       `"${requested}" is a device or kernel file (/dev, /proc, /sys); file tools do not open those.`,
     );
   }
-  if (!realRoots.some((root) => inside(root, candidate))) {
+  const root = realRoots.find((real) => inside(real, candidate));
+  if (root === undefined) {
     throw new ToolError(
       `"${requested}" is outside the workspace. File tools only reach the workspace${roots.length > 1 ? ' and the configured extra folders' : ''}; use a relative path such as "notes/todo.md".`,
     );
   }
-  return candidate;
+  return { path: candidate, root, workspace: realRoots[0]! };
+}
+
+/** resolveInRoots, for callers that need only the path. */
+export async function resolveWorkspacePath(roots: string[], requested: string): Promise<string> {
+  return (await resolveInRoots(roots, requested)).path;
 }
 
 /** How a real path inside the workspace is shown to the model (relative, with forward slashes). */
@@ -75,8 +96,23 @@ export function displayPath(workspace: string, absolute: string): string {
   return rel === '' ? '.' : rel.split(sep).join('/');
 }
 
-/** Whether a real path lies inside the workspace (the first root) rather than an extra root. */
+/** Whether a real path lies inside the (real) workspace rather than an extra root. */
+export function insideWorkspace(resolved: ResolvedPath): boolean {
+  return inside(resolved.workspace, resolved.path);
+}
+
+/** Whether a real path lies inside the workspace (the first root, as configured) rather than an extra root. */
 export function inWorkspace(roots: string[], absolute: string): boolean {
   const [workspace] = roots;
   return workspace !== undefined && inside(resolve(workspace), absolute);
+}
+
+/**
+ * How a file tool echoes a real path to the model: relative inside the (real) workspace, absolute elsewhere,
+ * with hidden characters made visible (a name with U+202E would otherwise display reversed). For showing
+ * only: the result may not name the file any more.
+ */
+export function shownPath(workspace: string, absolute: string): string {
+  const plain = inside(workspace, absolute) ? displayPath(workspace, absolute) : absolute;
+  return revealHiddenCharacters(plain, { singleLine: true });
 }

@@ -1,9 +1,10 @@
-import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
 import { writeFileAtomicAsync } from '../atomic-write.js';
+import { openFileForRead } from '../open-file-for-read.js';
+import { PathError } from '../path-error.js';
 import { toolSchema } from '../tool-schema.js';
-import { displayPath, resolveWorkspacePath } from '../workspace-path.js';
+import { type ResolvedPath, resolveInRoots, shownPath } from '../workspace-path.js';
 import { assessFileWrite, WRITE_CAP_BYTES } from '../write-file/write-file.js';
 import { missingMatchHint } from './closest-line.js';
 
@@ -30,6 +31,34 @@ function occurrences(content: string, text: string): number[] {
 }
 
 /**
+ * The file's bytes, read through openFileForRead (no symlink followed, a single hard link), at most
+ * WRITE_CAP_BYTES and not binary. @throws ToolError saying what to do instead.
+ */
+async function readForEdit(
+  resolved: ResolvedPath,
+  requested: string,
+  show: (path: string) => string,
+): Promise<Buffer> {
+  const { handle, info } = await openFileForRead({ root: resolved.root, path: resolved.path, show }).catch(
+    (error) => {
+      if (error instanceof PathError && error.problem === 'missing')
+        throw new ToolError(`No file at "${requested}"; to create one use write_file.`);
+      throw error;
+    },
+  );
+  try {
+    if (info.size > WRITE_CAP_BYTES)
+      throw new ToolError(`"${requested}" is ${info.size} bytes; edit_file handles files up to 5 MB.`);
+    const buffer = await handle.readFile();
+    if (buffer.subarray(0, 8192).includes(0))
+      throw new ToolError(`"${requested}" is a binary file; it cannot be edited as text.`);
+    return buffer;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * `edit_file`: replaces an exact piece of text in a workspace file and writes it atomically. A missing match
  * reports the closest line (or a whitespace mismatch); an ambiguous one lists the lines it occurs on.
  */
@@ -48,16 +77,9 @@ export function createEditFileTool(roots: () => string[]): Tool {
         throw new ToolError('old_text is empty; to write a whole file use write_file.');
       if (args.old_text === args.new_text)
         throw new ToolError('old_text and new_text are the same; nothing to change.');
-      const current = roots();
-      const path = await resolveWorkspacePath(current, args.path);
-      const info = await stat(path).catch(() => undefined);
-      if (!info) throw new ToolError(`No file at "${args.path}"; to create one use write_file.`);
-      if (!info.isFile()) throw new ToolError(`"${args.path}" is not a regular file.`);
-      if (info.size > WRITE_CAP_BYTES)
-        throw new ToolError(`"${args.path}" is ${info.size} bytes; edit_file handles files up to 5 MB.`);
-      const buffer = await readFile(path);
-      if (buffer.subarray(0, 8192).includes(0))
-        throw new ToolError(`"${args.path}" is a binary file; it cannot be edited as text.`);
+      const resolved = await resolveInRoots(roots(), args.path);
+      const show = (path: string) => shownPath(resolved.workspace, path);
+      const buffer = await readForEdit(resolved, args.path, show);
       const content = buffer.toString('utf8');
       let oldText = args.old_text;
       let newText = args.new_text;
@@ -65,7 +87,7 @@ export function createEditFileTool(roots: () => string[]): Tool {
         oldText = oldText.replace(/\n/g, '\r\n');
         newText = newText.replace(/\r?\n/g, '\r\n');
       }
-      const shown = displayPath(current[0]!, path);
+      const shown = show(resolved.path);
       const found = occurrences(content, oldText);
       if (found.length === 0)
         throw new ToolError(`old_text was not found in ${shown}. ${missingMatchHint(content, oldText)}`);
@@ -81,7 +103,7 @@ export function createEditFileTool(roots: () => string[]): Tool {
       if (Buffer.byteLength(updated, 'utf8') > WRITE_CAP_BYTES)
         throw new ToolError(`The edited file would exceed 5 MB; it was not changed.`);
       signal.throwIfAborted();
-      await writeFileAtomicAsync(path, updated);
+      await writeFileAtomicAsync({ root: resolved.root, path: resolved.path, data: updated, show });
       const line = lineOf(content, found[0]!);
       const count = args.replace_all ? found.length : 1;
       return {

@@ -1,9 +1,12 @@
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import type { Dirent } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
+import { revealHiddenCharacters } from '../../util/hidden-characters.js';
+import { type OpenedFolder, openFolder } from '../open-folder.js';
+import { PathError } from '../path-error.js';
 import { toolSchema } from '../tool-schema.js';
-import { displayPath, resolveWorkspacePath } from '../workspace-path.js';
+import { type ResolvedPath, resolveInRoots, shownPath } from '../workspace-path.js';
 
 export const LIST_CAP_ENTRIES = 500;
 
@@ -13,7 +16,24 @@ const parameters = z
   })
   .strict();
 
-/** `list_dir`: the entries of a workspace folder, folders first, with file sizes; at most LIST_CAP_ENTRIES. */
+/** Opens the folder to list (see openFolder), with list_dir's wording for a file or a missing folder. */
+async function openTarget(resolved: ResolvedPath, requested: string): Promise<OpenedFolder> {
+  const show = (path: string) => shownPath(resolved.workspace, path);
+  return openFolder({ root: resolved.root, folder: resolved.path, show }).catch((error) => {
+    if (error instanceof PathError && error.path === resolved.path) {
+      if (error.problem === 'not-folder') throw new ToolError(`"${requested}" is a file; use read_file.`);
+      if (error.problem === 'missing') throw new ToolError(`No folder at "${requested}".`);
+    }
+    throw error;
+  });
+}
+
+/**
+ * `list_dir`: the entries of a workspace folder, folders first, with file sizes; at most LIST_CAP_ENTRIES.
+ * The folder is opened without following symlinks below its root (see openFolder) and read through that
+ * open folder. Names are shown with hidden characters made visible (a U+202E in a name displays reversed;
+ * a line break would fake another entry).
+ */
 export function createListDirTool(roots: () => string[]): Tool {
   return {
     name: 'list_dir',
@@ -24,28 +44,32 @@ export function createListDirTool(roots: () => string[]): Tool {
     async execute(raw, _ctx, signal) {
       const args = parameters.parse(raw);
       const requested = args.path ?? '.';
-      const path = await resolveWorkspacePath(roots(), requested);
-      const entries = await readdir(path, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOTDIR') throw new ToolError(`"${requested}" is a file; use read_file.`);
-        throw new ToolError(`No folder at "${requested}".`);
-      });
-      signal.throwIfAborted();
-      entries.sort(
-        (a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || a.name.localeCompare(b.name),
-      );
-      const shown = entries.slice(0, LIST_CAP_ENTRIES);
-      const lines = await Promise.all(
-        shown.map(async (entry) => {
-          if (entry.isDirectory()) return `${entry.name}/`;
-          if (entry.isSymbolicLink()) return `${entry.name} -> (link)`;
-          const size = await stat(join(path, entry.name)).then(
-            (info) => info.size,
-            () => 0,
-          );
-          return `${entry.name}  ${size} B`;
-        }),
-      );
-      const where = displayPath(roots()[0]!, path);
+      const resolved = await resolveInRoots(roots(), requested);
+      const folder = await openTarget(resolved, requested);
+      let entries: Dirent[];
+      let lines: string[];
+      try {
+        entries = await readdir(folder.entry(''), { withFileTypes: true });
+        signal.throwIfAborted();
+        entries.sort(
+          (a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || a.name.localeCompare(b.name),
+        );
+        lines = await Promise.all(
+          entries.slice(0, LIST_CAP_ENTRIES).map(async (entry) => {
+            const name = revealHiddenCharacters(entry.name, { singleLine: true });
+            if (entry.isDirectory()) return `${name}/`;
+            if (entry.isSymbolicLink()) return `${name} -> (link)`;
+            const size = await lstat(folder.entry(entry.name)).then(
+              (info) => info.size,
+              () => 0,
+            );
+            return `${name}  ${size} B`;
+          }),
+        );
+      } finally {
+        await folder.close();
+      }
+      const where = shownPath(resolved.workspace, resolved.path);
       const header = `${where}: ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}`;
       const more =
         entries.length > LIST_CAP_ENTRIES

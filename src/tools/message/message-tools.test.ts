@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -85,7 +85,12 @@ describe('message and send_file', () => {
     await expect(sendFile.execute({ path: '../secret.txt' }, ctx, signal)).rejects.toThrow(
       /outside the workspace/,
     );
-    await expect(sendFile.execute({ path: 'reports' }, ctx, signal)).rejects.toThrow(/not a regular file/);
+    await expect(sendFile.execute({ path: 'reports' }, ctx, signal)).rejects.toThrow(/is a folder/);
+    // A hard link inside the workspace may be a file outside it: never sent.
+    const outside = join(mkdtempSync(join(tmpdir(), 'wren-outside-')), 'secret.txt');
+    writeFileSync(outside, 'outside secret');
+    linkSync(outside, join(workspace, 'linked.txt'));
+    await expect(sendFile.execute({ path: 'linked.txt' }, ctx, signal)).rejects.toThrow(/hard links/);
     await expect(sendFile.execute({ path: 'missing.md' }, ctx, signal)).rejects.toThrow(/No file at/);
   });
 

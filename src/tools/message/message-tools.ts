@@ -1,10 +1,10 @@
-import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { type Tool, type ToolContext, ToolError } from '../../agent/tool.js';
 import type { MessageBus } from '../../bus/message-bus.js';
 import type { Attachment } from '../../bus/messages.js';
+import { openFileForRead } from '../open-file-for-read.js';
 import { toolSchema } from '../tool-schema.js';
-import { displayPath, resolveWorkspacePath } from '../workspace-path.js';
+import { displayPath, resolveInRoots } from '../workspace-path.js';
 
 /** The largest file `send_file` delivers. */
 export const SEND_FILE_MAX_BYTES = 50 * 1024 * 1024;
@@ -98,11 +98,17 @@ export function createMessageTools(options: MessageToolsOptions): Tool[] {
     async execute(raw, ctx) {
       const args = fileParameters.parse(raw);
       const roots = options.roots();
-      const path = await resolveWorkspacePath(roots, args.path);
-      const info = await stat(path).catch(() => {
-        throw new ToolError(`No file at "${args.path}".`);
+      // Opened as read_file opens (no symlink followed after the check, no hard-linked file): what is sent
+      // is a file of the workspace, not what a link points at.
+      const resolved = await resolveInRoots(roots, args.path);
+      const opened = await openFileForRead({
+        root: resolved.root,
+        path: resolved.path,
+        show: () => args.path,
       });
-      if (!info.isFile()) throw new ToolError(`"${args.path}" is not a regular file.`);
+      await opened.handle.close();
+      const { path } = resolved;
+      const { info } = opened;
       if (info.size > SEND_FILE_MAX_BYTES) {
         throw new ToolError(
           `"${args.path}" is ${info.size} bytes; send_file delivers at most ${SEND_FILE_MAX_BYTES}.`,

@@ -1,8 +1,10 @@
-import { open, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
+import { openFileForRead } from '../open-file-for-read.js';
+import { PathError } from '../path-error.js';
 import { toolSchema } from '../tool-schema.js';
-import { displayPath, inWorkspace, resolveWorkspacePath } from '../workspace-path.js';
+import { insideWorkspace, type ResolvedPath, resolveInRoots, shownPath } from '../workspace-path.js';
 import { isPdf, PDF_CAP_BYTES, pdfText } from './pdf-text.js';
 
 /** The most characters one read returns; longer files are paged with offset/limit. */
@@ -29,11 +31,41 @@ function looksBinary(buffer: Buffer): boolean {
   return sample.includes(0);
 }
 
+/** Opens the file for reading (see openFileForRead), with read_file's wording for a missing file or a folder. */
+async function openTarget(resolved: ResolvedPath, requested: string, show: (path: string) => string) {
+  return openFileForRead({ root: resolved.root, path: resolved.path, show }).catch((error) => {
+    if (error instanceof PathError && error.problem === 'missing')
+      throw new ToolError(`No file at "${requested}".`);
+    if (error instanceof PathError && error.problem === 'folder')
+      throw new ToolError(`"${requested}" is a folder; use list_dir.`);
+    throw error;
+  });
+}
+
+/** The file's text (a PDF's text), or a one-line description of a binary file. */
+async function loadText(
+  handle: FileHandle,
+  size: number,
+  shown: string,
+  signal: AbortSignal,
+): Promise<{ text: string; truncatedBytes: boolean } | { binary: string }> {
+  let buffer = await readHead(handle, Math.min(size, READ_CAP_BYTES));
+  signal.throwIfAborted();
+  if (isPdf(buffer)) {
+    if (size > PDF_CAP_BYTES)
+      throw new ToolError(`${shown} is a PDF of ${size} bytes; PDFs up to 50 MB are read as text.`);
+    if (size > READ_CAP_BYTES) buffer = await readHead(handle, size);
+    return { text: (await pdfText(buffer, signal)).text, truncatedBytes: false };
+  }
+  if (looksBinary(buffer))
+    return { binary: `${shown} is a binary file (${size} bytes); it cannot be shown as text.` };
+  return { text: buffer.toString('utf8'), truncatedBytes: size > READ_CAP_BYTES };
+}
+
 /**
  * `read_file`: a text file (or a PDF's text) from the workspace or an extra root, paged by lines, capped at
- * READ_CAP_CHARS. Files outside the workspace mark the session as having read private data.
- */
-/**
+ * READ_CAP_CHARS. Files outside the workspace mark the session as having read private data. The file is
+ * opened without following symlinks and refused when it has more than one hard link (see openFileForRead).
  * @param capChars the most characters one read returns (default READ_CAP_CHARS); the app keeps it within
  * one tool result so the loop never cuts a page in the middle and paging stays exact.
  */
@@ -49,31 +81,19 @@ export function createReadFileTool(
     core: true,
     async execute(raw, _ctx, signal) {
       const args = parameters.parse(raw);
-      const current = roots();
-      const path = await resolveWorkspacePath(current, args.path);
-      const taint = inWorkspace(current, path) ? {} : { taint: 'private' as const };
-      const info = await stat(path).catch(() => {
-        throw new ToolError(`No file at "${args.path}".`);
-      });
-      if (info.isDirectory()) throw new ToolError(`"${args.path}" is a folder; use list_dir.`);
-      if (!info.isFile()) throw new ToolError(`"${args.path}" is not a regular file.`);
-      const shown = inWorkspace(current, path) ? displayPath(current[0]!, path) : path;
-      let buffer = await readHead(path, Math.min(info.size, READ_CAP_BYTES));
-      signal.throwIfAborted();
-      let text: string;
-      let truncatedBytes = info.size > READ_CAP_BYTES;
-      if (isPdf(buffer)) {
-        if (info.size > PDF_CAP_BYTES)
-          throw new ToolError(`${shown} is a PDF of ${info.size} bytes; PDFs up to 50 MB are read as text.`);
-        if (truncatedBytes) buffer = await readHead(path, info.size);
-        text = (await pdfText(buffer, signal)).text;
-        truncatedBytes = false;
-      } else if (looksBinary(buffer)) {
-        return {
-          content: `${shown} is a binary file (${info.size} bytes); it cannot be shown as text.`,
-          ...taint,
-        };
-      } else text = buffer.toString('utf8');
+      const resolved = await resolveInRoots(roots(), args.path);
+      const taint = insideWorkspace(resolved) ? {} : { taint: 'private' as const };
+      const show = (path: string) => shownPath(resolved.workspace, path);
+      const shown = show(resolved.path);
+      const { handle, info } = await openTarget(resolved, args.path, show);
+      let loaded: Awaited<ReturnType<typeof loadText>>;
+      try {
+        loaded = await loadText(handle, info.size, shown, signal);
+      } finally {
+        await handle.close();
+      }
+      if ('binary' in loaded) return { content: loaded.binary, ...taint };
+      const { text, truncatedBytes } = loaded;
       const lines = text.split('\n');
       const first = args.offset ?? 1;
       if (first > lines.length) {
@@ -123,14 +143,9 @@ function readLongLine(shown: string, line: number, text: string, from: number, c
   };
 }
 
-/** The first `bytes` bytes of a file. */
-async function readHead(path: string, bytes: number): Promise<Buffer> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = Buffer.alloc(bytes);
-    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
+/** The first `bytes` bytes of an open file. */
+async function readHead(handle: FileHandle, bytes: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(bytes);
+  const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+  return buffer.subarray(0, bytesRead);
 }

@@ -1,3 +1,4 @@
+import { revealHiddenCharacters } from '../../util/hidden-characters.js';
 import type { SafeResponse } from '../net/safe-fetch.js';
 
 /** A response turned into text for the model. */
@@ -94,9 +95,21 @@ export function formatBytes(bytes: number): string {
 
 /**
  * Renders a response for the model: HTML as readable Markdown, JSON and text as they are, anything else
- * described in one line (type and size) instead of dumped. Never throws.
+ * described in one line (type and size) instead of dumped. Hidden characters in the text and the title are
+ * made visible (see revealHiddenCharacters): a page must not carry instructions the owner cannot see.
+ * Never throws.
  */
 export async function renderResponse(response: SafeResponse): Promise<RenderedPage> {
+  const page = await renderVisible(response);
+  const title = page.title?.replace(/\s+/g, ' ').trim();
+  return {
+    kind: page.kind,
+    ...(title ? { title: revealHiddenCharacters(title, { singleLine: true }) } : {}),
+    text: revealHiddenCharacters(page.text),
+  };
+}
+
+async function renderVisible(response: SafeResponse): Promise<RenderedPage> {
   const skipped = response.body.length === 0 && isBinaryType(response.contentType);
   const kind = skipped ? 'binary' : kindOf(response.contentType, response.body);
   if (kind === 'binary') {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
+import { revealHiddenCharacters } from '../../util/hidden-characters.js';
 import { wrapUntrusted } from '../net/untrusted.js';
 import { toolSchema } from '../tool-schema.js';
 import type { WebConfig } from '../web-config.js';
@@ -21,7 +22,15 @@ const parameters = z
 const TITLE_CHARS = 150;
 const SNIPPET_CHARS = 300;
 
-/** Plain one-line text: tags stripped, common entities decoded, whitespace collapsed, capped. */
+/** One-line text with hidden characters made visible (see revealHiddenCharacters). */
+function visible(value: string): string {
+  return revealHiddenCharacters(value, { singleLine: true });
+}
+
+/**
+ * Plain one-line text: tags stripped, common entities decoded, whitespace collapsed, capped, hidden characters
+ * made visible (after the tag stripping, which would take `<U+202E>` for a tag).
+ */
 function clean(value: string, max: number): string {
   const plain = value
     .replace(/<[^>]*>/g, '')
@@ -32,14 +41,17 @@ function clean(value: string, max: number): string {
     )
     .replace(/\s+/g, ' ')
     .trim();
-  return plain.length > max ? `${plain.slice(0, max - 1)}…` : plain;
+  return visible(plain.length > max ? `${plain.slice(0, max - 1)}…` : plain);
 }
 
-/** Results as a compact numbered list: title, URL, snippet. */
+/** Results as a compact numbered list: title, URL, snippet, each with hidden characters made visible. */
 export function formatResults(results: SearchResult[]): string {
   return results
     .map((result, index) => {
-      const lines = [`${index + 1}. ${clean(result.title, TITLE_CHARS) || '(no title)'}`, `   ${result.url}`];
+      const lines = [
+        `${index + 1}. ${clean(result.title, TITLE_CHARS) || '(no title)'}`,
+        `   ${visible(result.url)}`,
+      ];
       const snippet = clean(result.snippet, SNIPPET_CHARS);
       if (snippet) lines.push(`   ${snippet}`);
       return lines.join('\n');
@@ -118,7 +130,15 @@ export function createWebSearchTool(
         return {
           content: `Results for "${args.query}" (${PROVIDER_LABELS[provider]}):\n${wrapUntrusted(new URL(baseUrl!).origin, formatResults(shown))}`,
           taint: 'untrusted',
-          details: { provider, query: args.query, results: shown },
+          details: {
+            provider,
+            query: args.query,
+            results: shown.map((result) => ({
+              title: visible(result.title),
+              url: visible(result.url),
+              snippet: visible(result.snippet),
+            })),
+          },
         };
       } catch (error) {
         if (signal.aborted) throw error;

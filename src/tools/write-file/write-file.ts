@@ -1,10 +1,8 @@
-import { lstat, mkdir, realpath, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { z } from 'zod';
 import { type Tool, type ToolAssessment, ToolError } from '../../agent/tool.js';
 import { writeFileAtomicAsync } from '../atomic-write.js';
 import { toolSchema } from '../tool-schema.js';
-import { displayPath, resolveWorkspacePath } from '../workspace-path.js';
+import { displayPath, type ResolvedPath, resolveInRoots, shownPath } from '../workspace-path.js';
 
 /** The largest content one write_file call accepts, in bytes (UTF-8). */
 export const WRITE_CAP_BYTES = 5 * 1024 * 1024;
@@ -25,13 +23,13 @@ const INSTRUCTION_FILES = /^(SOUL|AGENTS|USER|MEMORY|HEARTBEAT)\.md$|^skills\//;
  * workspace (extra roots). Never throws: an unresolvable path is reported as its raw text.
  */
 export async function assessFileWrite(roots: string[], requested: string): Promise<ToolAssessment> {
-  let path: string;
+  let resolved: ResolvedPath;
   try {
-    path = await resolveWorkspacePath(roots, requested);
+    resolved = await resolveInRoots(roots, requested);
   } catch {
     return { target: requested };
   }
-  const shown = displayPath(roots[0]!, path);
+  const shown = displayPath(resolved.workspace, resolved.path);
   const folder = shown.includes('/') ? `${shown.slice(0, shown.lastIndexOf('/') + 1)}` : './';
   const signatures: string[] = [];
   if (/(^|\/)\.git\/hooks\//.test(shown)) signatures.push('writes a git hook (runs on git commands)');
@@ -41,18 +39,11 @@ export async function assessFileWrite(roots: string[], requested: string): Promi
   return { target: folder, ...(signatures.length > 0 ? { signatures } : {}) };
 }
 
-/** Creates the missing folders of `path`, then checks the created parent still resolves inside the roots. */
-export async function prepareParent(roots: string[], path: string, requested: string): Promise<void> {
-  const parent = dirname(path);
-  const existing = await lstat(parent).catch(() => undefined);
-  if (existing && !existing.isDirectory())
-    throw new ToolError(`"${displayPath(roots[0]!, parent)}" is a file, not a folder.`);
-  if (!existing) await mkdir(parent, { recursive: true });
-  const real = await realpath(parent);
-  if (real !== parent) await resolveWorkspacePath(roots, requested);
-}
-
-/** `write_file`: creates or replaces a workspace file atomically (temp + fsync + rename), at most 5 MB. */
+/**
+ * `write_file`: creates or replaces a workspace file atomically (temp + fsync + rename), at most 5 MB, with
+ * missing folders created; the write cannot be redirected outside by a folder swapped after resolution (see
+ * writeFileAtomicAsync).
+ */
 export function createWriteFileTool(roots: () => string[]): Tool {
   return {
     name: 'write_file',
@@ -72,17 +63,19 @@ export function createWriteFileTool(roots: () => string[]): Tool {
       const current = roots();
       if (args.path.trim() === '')
         throw new ToolError('The path is empty; name a file such as "notes/todo.md".');
-      const path = await resolveWorkspacePath(current, args.path);
-      const info = await stat(path).catch(() => undefined);
-      if (info?.isDirectory()) throw new ToolError(`"${args.path}" is a folder; give a file path inside it.`);
-      if (info && !info.isFile()) throw new ToolError(`"${args.path}" is not a regular file.`);
-      await prepareParent(current, path, args.path);
+      const resolved = await resolveInRoots(current, args.path);
+      const show = (path: string) => shownPath(resolved.workspace, path);
       signal.throwIfAborted();
-      await writeFileAtomicAsync(path, args.content);
-      const shown = displayPath(current[0]!, path);
+      const { created } = await writeFileAtomicAsync({
+        root: resolved.root,
+        path: resolved.path,
+        data: args.content,
+        show,
+      });
+      const shown = show(resolved.path);
       return {
-        content: `${info ? 'Replaced' : 'Created'} ${shown} (${size} bytes).`,
-        details: { path: shown, bytes: size, created: !info },
+        content: `${created ? 'Created' : 'Replaced'} ${shown} (${size} bytes).`,
+        details: { path: shown, bytes: size, created },
       };
     },
   };

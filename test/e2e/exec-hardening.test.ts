@@ -1,0 +1,74 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
+import { cliEnv, makeHome, runCli } from '../support/wren-home.js';
+
+let llm: FakeLlmServer;
+beforeAll(async () => {
+  llm = await startFakeLlmServer();
+});
+afterAll(() => llm.close());
+beforeEach(() => llm.reset());
+
+/** auto mode, no sandbox, and the rule from the hostile run: everything the gate does is the analyser's. */
+const config = () => `
+models:
+  - name: main
+    protocol: openai
+    base_url: ${llm.baseUrls.openai}
+    model: fake-model
+gate:
+  mode: auto
+  rules:
+    - { tool: exec, match: { command: "git status*" }, action: allow }
+tools:
+  exec: { sandbox: none }
+`;
+
+function setup() {
+  const home = makeHome(config());
+  // The user's home folder as the commands see it (~): a temp folder, so a write there would show.
+  const userHome = mkdtempSync(join(tmpdir(), 'wren-user-'));
+  mkdirSync(join(userHome, '.ssh'));
+  writeFileSync(join(userHome, '.ssh', 'id_rsa'), 'PRIVATE KEY');
+  const victim = mkdtempSync(join(tmpdir(), 'wren-victim-'));
+  writeFileSync(join(victim, 'data.txt'), 'precious');
+  const env = { ...cliEnv(home), HOME: userHome, SECRET_IN_ENV: 'sk-env-secret-4242' };
+  const run = async (command: string) => {
+    llm.script({ toolCalls: [{ name: 'exec', arguments: { command } }] }, { text: 'done' });
+    return runCli(['chat', '-m', 'do it'], env);
+  };
+  return { home, userHome, victim, run };
+}
+
+describe('exec through `wren chat -m` in auto mode without a sandbox', () => {
+  it('holds hostile commands (denied, since nobody can be asked) and runs everyday ones', async () => {
+    const { home, userHome, victim, run } = setup();
+    for (const command of [
+      'git status > ~/.bashrc',
+      'git status >> ~/.ssh/authorized_keys',
+      `rm -rf ${victim}`,
+      `cd ${victim}/.. && rm -rf ${victim.split('/').at(-1)}`,
+      'cat ~/.ss?/id_*',
+      'cat /proc/self/environ',
+    ]) {
+      const result = await run(command);
+      expect(result.code, command).toBe(0);
+      expect(result.stderr, command).toMatch(/denied exec: it needs your approval/);
+    }
+    expect(existsSync(join(userHome, '.bashrc'))).toBe(false);
+    expect(existsSync(join(userHome, '.ssh', 'authorized_keys'))).toBe(false);
+    expect(readFileSync(join(victim, 'data.txt'), 'utf8')).toBe('precious');
+    const sent = JSON.stringify(llm.requests.map((request) => request.body));
+    expect(sent).not.toContain('PRIVATE KEY');
+    expect(sent).not.toContain('sk-env-secret-4242');
+
+    for (const command of ['echo ok > notes.txt', 'git status --short 2>/dev/null; true', 'ls -la']) {
+      const result = await run(command);
+      expect(result.stderr, command).toBe('');
+    }
+    expect(readFileSync(join(home, 'workspace', 'notes.txt'), 'utf8')).toBe('ok\n');
+  });
+});
