@@ -175,6 +175,8 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
   });
   const bus = new MessageBus();
   const model = options.model ?? pool;
+  // The pool names the endpoint of every result; only a model passed in (benchmarks, tests) has none.
+  const unnamed = options.model ? 'injected model' : 'unnamed endpoint';
   const gate = createGate({
     config: () => config.gate,
     db,
@@ -195,7 +197,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     timezone: () => config.agent.timezone,
     onUsage: ({ sessionId, usage, endpoint }) => {
       if (usage.inputTokens + usage.outputTokens === 0) return;
-      recordUsage(db, { ...(sessionId ? { sessionId } : {}), endpoint: endpoint ?? 'unknown', usage });
+      recordUsage(db, { ...(sessionId ? { sessionId } : {}), endpoint: endpoint ?? unnamed, usage });
     },
     onError: (error, sessionId) =>
       logger.warn({ err: error, sessionId }, 'memory consolidation failed; will retry'),
@@ -223,7 +225,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     afterToolCall: gate.afterToolCall,
     onUsage: (sessionId, usage, endpoint) => {
       if (usage.inputTokens + usage.outputTokens === 0) return;
-      recordUsage(db, { sessionId, endpoint: endpoint ?? 'unknown', usage });
+      recordUsage(db, { sessionId, endpoint: endpoint ?? unnamed, usage });
     },
   });
   registry.register(createSpawnTool(subagents));
@@ -251,7 +253,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     onTurnEnd: ({ session, usage, endpoint }) => {
       memory.afterTurn(session);
       if (usage.inputTokens + usage.outputTokens === 0) return;
-      recordUsage(db, { sessionId: session.id, endpoint: endpoint ?? 'unknown', usage });
+      recordUsage(db, { sessionId: session.id, endpoint: endpoint ?? unnamed, usage });
     },
     beforeNewSession: (old) => memory.beforeNewSession(old),
     commands: { ...memory.commands, subagents: createSubagentsCommand(subagents) },

@@ -29,10 +29,19 @@ describe('loadConfig', () => {
   it('uses the defaults when there is no config.yaml', () => {
     const config = loadConfig(home, {});
     expect(config.models).toEqual([]);
-    expect(config.gateway).toEqual({ host: '127.0.0.1', port: 7777 });
+    expect(config.gateway).toEqual({ host: '127.0.0.1', port: 7777, allowedHosts: [] });
     expect(config.agent).toMatchObject({
       maxRounds: 40,
       maxConcurrency: 4,
+      maxParallelTools: 4,
+      subagents: {
+        maxDepth: 1,
+        perSession: 3,
+        perSessionHourly: 20,
+        maxQueued: 10,
+        maxConcurrent: 3,
+        maxRounds: 15,
+      },
       maxToolResultChars: 16000,
       repeatLimit: 3,
       historyReserveTokens: 1024,
@@ -222,13 +231,13 @@ describe('loadConfig', () => {
 
   it('uses ${VAR:-default} when the variable is unset or empty, and coerces numbers', () => {
     write('gateway:\n  port: ${PORT:-8080}\n  host: ${HOST:-0.0.0.0}\n');
-    expect(loadConfig(home, { HOST: '' }).gateway).toEqual({ host: '0.0.0.0', port: 8080 });
+    expect(loadConfig(home, { HOST: '' }).gateway).toEqual({ host: '0.0.0.0', port: 8080, allowedHosts: [] });
     expect(loadConfig(home, { PORT: '9000' }).gateway.port).toBe(9000);
   });
 
   it('treats an empty gateway token as no token', () => {
     write('gateway:\n  token: ${WREN_TOKEN:-}\n');
-    expect(loadConfig(home, {}).gateway).toEqual({ host: '127.0.0.1', port: 7777 });
+    expect(loadConfig(home, {}).gateway).toEqual({ host: '127.0.0.1', port: 7777, allowedHosts: [] });
   });
 
   it('reads <home>/.env, and the environment wins over it', () => {

@@ -18,6 +18,12 @@ export interface CommandAnalysis {
   hosts: string[];
   /** It runs a program that reaches the network (curl, ssh, git push …). */
   network: boolean;
+  /**
+   * the script runs an interpreter on a file or a local executable (`python3 sync.py`, `bash deploy.sh`,
+   * `./run.sh`). Also set for `source`, task runners (`make`, `npm test` …) and interpreters given inline
+   * code or a module: code whose behaviour the analysis cannot see.
+   */
+  runsScript: boolean;
 }
 
 /** Commands longer than this are not analysed (and not run). */
@@ -30,7 +36,13 @@ export const MAX_COMMAND_CHARS = 64 * 1024;
  * `find -exec` …) — and checks each against the danger rules. Never throws.
  */
 export async function analyseCommand(command: string, ctx: ShellContext): Promise<CommandAnalysis> {
-  const analysis: CommandAnalysis = { signatures: [], programs: [], hosts: [], network: false };
+  const analysis: CommandAnalysis = {
+    signatures: [],
+    programs: [],
+    hosts: [],
+    network: false,
+    runsScript: false,
+  };
   if (command.trim() === '') return { ...analysis, parseError: 'the command is empty' };
   if (command.length > MAX_COMMAND_CHARS)
     return { ...analysis, parseError: `the command is longer than ${MAX_COMMAND_CHARS} characters` };
@@ -49,6 +61,7 @@ export async function analyseCommand(command: string, ctx: ShellContext): Promis
     programs: [],
     hosts: [],
     network: false,
+    runsScript: false,
   };
   try {
     checkScript(walkScript(command), ctx, findings);
@@ -62,5 +75,6 @@ export async function analyseCommand(command: string, ctx: ShellContext): Promis
     programs: findings.programs,
     hosts: findings.hosts,
     network: findings.network,
+    runsScript: findings.runsScript,
   };
 }

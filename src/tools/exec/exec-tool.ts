@@ -18,10 +18,6 @@ import {
   type SandboxProbe,
   type SandboxResolution,
 } from './sandbox.js';
-import { type SimpleCommand, walkScript } from './shell-commands.js';
-import { evaluateWord, type WordValue } from './shell-paths.js';
-import { isInterpreter, programName, programSource, SHELLS } from './shell-programs.js';
-import { unwrapCommand } from './shell-wrappers.js';
 
 export interface ExecToolOptions {
   /** Read at every call, so config reloads apply. */
@@ -95,9 +91,7 @@ export function createExecTool(options: ExecToolOptions): Tool {
         return { unanalysable: error instanceof Error ? error.message : String(error) };
       }
       const sandbox = await sandboxFor(options.config());
-      // Interim: becomes `analysis.runsScript` once analyse-command.ts reports it.
-      const script = runsScript(args.command);
-      return assessment(analysis, args, sandbox.mode === 'bwrap', script);
+      return assessment(analysis, args, sandbox.mode === 'bwrap', analysis.runsScript);
     },
     async execute(raw, ctx, signal) {
       const args = parameters.parse(raw);
@@ -185,72 +179,6 @@ function assessment(
     result.egress = { target: targets.join(',') };
   }
   return result;
-}
-
-/** Task runners: they run code the workspace defines (Makefile recipes, package scripts, tests, build.rs). */
-const PROJECT_RUNNERS = new Set([
-  'make',
-  'gmake',
-  'just',
-  'ninja',
-  'rake',
-  'npm',
-  'npx',
-  'pnpm',
-  'pnpx',
-  'yarn',
-  'cargo',
-  'go',
-  'gradle',
-  'mvn',
-  'pytest',
-  'tox',
-  'nox',
-  'poetry',
-  'uv',
-  'uvx',
-]);
-/** Where installed programs live; a program named by any other path is local (`./run.sh`, `bin/x`). */
-const SYSTEM_PROGRAM = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$/;
-
-/**
- * Whether the command runs code whose behaviour the analysis cannot see: an interpreter on a file, a
- * module or inline code (`python3 sync.py`, `node x.js`, `bash deploy.sh`, `bash < x.sh`, `source env.sh`),
- * a program named by a path outside the system folders (`./run.sh`, `~/bin/x`), or a task runner (`make`,
- * `npm test`, `cargo run` …), through wrappers (`nohup`, `env`, `timeout` …) and `sh -c` strings. Interim,
- * until `CommandAnalysis.runsScript` lands; not followed: `find -exec`, functions.
- */
-function runsScript(command: string, depth = 0): boolean {
-  try {
-    return walkScript(command).commands.some((simple) => invocationRunsScript(simple, depth));
-  } catch {
-    // Text the walk cannot follow is reported as unanalysable, which asks anyway.
-    return false;
-  }
-}
-
-function invocationRunsScript(command: SimpleCommand, depth: number): boolean {
-  let words: WordValue[] = command.words.map(evaluateWord);
-  for (let wrapped = 0; wrapped < 8; wrapped++) {
-    const head = words[0];
-    if (!head || head.dynamic) return false;
-    if (head.text.includes('/') && !SYSTEM_PROGRAM.test(head.text)) return true;
-    const name = programName(head.text);
-    const args = words.slice(1);
-    const unwrapped = unwrapCommand(name, args);
-    if (unwrapped && 'inner' in unwrapped) {
-      words = unwrapped.inner;
-      continue;
-    }
-    if (PROJECT_RUNNERS.has(name) || name === 'source' || name === '.') return true;
-    if (!isInterpreter(name)) return false;
-    if (!SHELLS.has(name)) return true;
-    const source = programSource(name, args);
-    if (source.from === 'file') return true;
-    if (source.from === 'stdin') return command.redirects.some((redirect) => redirect.op === '<');
-    return !source.value.dynamic && depth < 4 && runsScript(source.value.text, depth + 1);
-  }
-  return false;
 }
 
 function formatResult(

@@ -1,101 +1,84 @@
-import { relative, sep } from 'node:path';
-import type { ShellScript, SimpleCommand } from './shell-commands.js';
-import { walkScript } from './shell-commands.js';
-import type { Word, WordPart } from './shell-lexer.js';
+import { CwdTracker } from './cwd-tracker.js';
+import { type Findings, FOLDER_CHANGES, MAX_DEPTH, ProgramCheck } from './program-check.js';
+import type { Cwd } from './resolve-paths.js';
 import {
-  absolutePath,
-  destructiveTarget,
+  type FunctionDefinition,
+  ROOT_SCOPE,
+  type ShellScript,
+  type SimpleCommand,
+  walkScript,
+} from './shell-commands.js';
+import {
+  type Expansion,
+  expandWords,
+  mentionsIfs,
+  parameterNames,
+  rebase,
+  staticVariables,
+} from './shell-expansion.js';
+import {
   evaluateWord,
-  protectedLocation,
+  evaluateWordWith,
+  literalValue,
   RUNTIME,
   type ShellContext,
-  secretFile,
   type WordValue,
 } from './shell-paths.js';
-import {
-  hostOf,
-  isInterpreter,
-  NETWORK_PROGRAMS,
-  programName,
-  programSource,
-  SHELLS,
-} from './shell-programs.js';
-import { unwrapCommand } from './shell-wrappers.js';
 
-/** What the rules found in one script (and the scripts nested in it). */
-export interface Findings {
-  signatures: Set<string>;
-  unanalysable: string[];
-  /** Programs run at the script's own level, in order (the first is the grant target). */
-  programs: string[];
-  /** Hosts named in arguments (URLs, `user@host:`). */
-  hosts: string[];
-  /** A program that reaches the network runs. */
-  network: boolean;
+export type { Findings } from './program-check.js';
+
+interface FunctionBody {
+  definition: FunctionDefinition;
+  commands: SimpleCommand[];
+  called: boolean;
 }
 
-const MAX_DEPTH = 8;
-/** Workspace files Wren reads into its system prompt (as in write_file's assessment). */
-const INSTRUCTION_FILES = /^(SOUL|AGENTS|USER|MEMORY|HEARTBEAT)\.md$|^skills\//;
+/** Commands checked again through function calls and aliases, per analysis: bounds call chains that fan out. */
+const EXPANSION_BUDGET = 5000;
 
-const SAFE_DEVICES = /^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/\d+|full|random|urandom)$/;
-const WRITE_REDIRECTS = new Set(['>', '>>', '>|', '<>', '&>', '&>>', '>&']);
-const LAST_ARG_WRITERS = new Set(['cp', 'mv', 'install', 'ln', 'rsync', 'scp']);
-const ALL_ARG_WRITERS = new Set([
-  'tee',
-  'touch',
-  'mkdir',
-  'rm',
-  'rmdir',
-  'chmod',
-  'chown',
-  'chgrp',
-  'truncate',
-  'shred',
-  'unlink',
-]);
-const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
-const PRIVILEGE = new Set(['sudo', 'su', 'doas', 'pkexec', 'runuser']);
-const DISK_FORMAT = /^(mkfs(\..+)?|mke2fs|mkswap|wipefs)$/;
-const FIND_FILTERS =
-  /^-(i?name|i?path|i?regex|type|newer\w*|[acm](time|min)|size|empty|user|group|perm|i?wholename)$/;
-
-function mentionsIfs(parts: WordPart[]): boolean {
-  return parts.some(
-    (part) =>
-      (part.type === 'param' && (part.name === 'IFS' || mentionsIfs(part.inner))) ||
-      (part.type === 'array' && part.words.some((word) => mentionsIfs(word.parts))),
-  );
+interface CheckOptions {
+  /** What is left of the expansion budget, shared with nested scripts. */
+  budget: { left: number };
+  ctx: ShellContext;
+  findings: Findings;
+  depth: number;
+  cwds: readonly Cwd[];
+  /** Aliases defined so far, shared with nested scripts (bash -c may not expand them: both forms count). */
+  aliases: Map<string, string>;
 }
 
 /** Applies the danger rules to a walked script, adding to `findings`. */
 export function checkScript(script: ShellScript, ctx: ShellContext, findings: Findings, depth = 0): void {
-  new DangerCheck(ctx, findings, depth).script(script);
+  const budget = { left: EXPANSION_BUDGET };
+  new DangerCheck({ budget, ctx, findings, depth, cwds: [ctx.cwd], aliases: new Map() }).script(script);
 }
 
-class DangerCheck {
-  constructor(
-    private readonly ctx: ShellContext,
-    private readonly findings: Findings,
-    private readonly depth: number,
-  ) {}
+/**
+ * Checks one script's commands in order, following the working folder (`cd`), aliases, function calls (a
+ * body is checked with the call's arguments) and variables with static values.
+ */
+class DangerCheck extends ProgramCheck {
+  private readonly depth: number;
+  private readonly budget: { left: number };
+  private readonly aliases: Map<string, string>;
+  private readonly tracker: CwdTracker;
+  private readonly bodies = new Map<string, FunctionBody>();
+  /** Aliases and functions being expanded, innermost last (neither expands inside itself). */
+  private readonly expanding: string[] = [];
+  private expansions = 0;
+  private scope = ROOT_SCOPE;
+  private cdpath = false;
+  private variables = new Map<string, WordValue[]>();
 
-  private flag(signature: string): void {
-    this.findings.signatures.add(signature);
+  constructor(options: CheckOptions) {
+    super(options.ctx, options.findings, options.cwds);
+    this.depth = options.depth;
+    this.budget = options.budget;
+    this.aliases = options.aliases;
+    this.tracker = new CwdTracker(options.cwds);
   }
 
-  private cannot(reason: string): void {
-    if (!this.findings.unanalysable.includes(reason)) this.findings.unanalysable.push(reason);
-  }
-
-  script(script: ShellScript): void {
-    for (const reason of script.unanalysable) this.cannot(reason);
-    if (script.words.some((word) => mentionsIfs(word.parts))) this.flag('uses $IFS to build words');
-    for (const command of script.commands) this.command(command);
-  }
-
-  /** A nested script (`sh -c '…'`, a heredoc fed to a shell): walked and checked one level deeper. */
-  private nestedScript(text: string, where: string): void {
+  nestedScript(text: string, where: string): void {
     if (this.depth >= MAX_DEPTH) {
       this.cannot(`${where} nested too deeply`);
       return;
@@ -108,251 +91,181 @@ class DangerCheck {
       return;
     }
     const inner: Findings = { ...this.findings, programs: [] };
-    new DangerCheck(this.ctx, inner, this.depth + 1).script(script);
+    const options = { ctx: this.ctx, findings: inner, depth: this.depth + 1, cwds: this.cwds };
+    new DangerCheck({ ...options, budget: this.budget, aliases: this.aliases }).script(script);
     this.findings.network ||= inner.network;
+    this.findings.runsScript ||= inner.runsScript;
     this.findings.programs.push(...inner.programs);
   }
 
-  private command(command: SimpleCommand): void {
-    for (const redirect of command.redirects) this.redirect(redirect.op, redirect.target);
-    for (const word of command.assignments) this.readsSecret(evaluateWord(word));
-    if (command.words.length === 0) return;
-    const values = command.words.map(evaluateWord);
-    const head = values[0]!;
-    if (!head.dynamic && command.functions.includes(head.text)) {
-      if (command.stdinFromPipe || command.pipesOut || command.background)
+  /** Checks every command; a function body is checked at each call, or once on its own if never called. */
+  script(script: ShellScript): void {
+    for (const reason of script.unanalysable) this.cannot(reason);
+    if (script.words.some((word) => mentionsIfs(word.parts))) this.flag('uses $IFS to build words');
+    this.cdpath = script.words.some((word) => evaluateWord(word).text.includes('CDPATH'));
+    this.variables = staticVariables(script);
+    const inBody = (command: SimpleCommand) => {
+      const name = command.functions.at(-1);
+      return name !== undefined && script.functions.has(name) ? name : undefined;
+    };
+    for (const command of script.commands) {
+      const name = inBody(command);
+      if (name === undefined) continue;
+      const body = this.bodies.get(name) ?? {
+        definition: script.functions.get(name)!,
+        commands: [],
+        called: false,
+      };
+      body.commands.push(command);
+      this.bodies.set(name, body);
+    }
+    for (const command of script.commands) if (inBody(command) === undefined) this.command(command);
+    for (const body of this.bodies.values()) {
+      if (!body.called) for (const command of body.commands) this.command(command);
+    }
+  }
+
+  private command(command: SimpleCommand, expansion?: Expansion): void {
+    const scope = expansion ? expansion.scope(command.scope) : command.scope;
+    this.enter(scope);
+    for (const redirect of command.redirects) this.redirect(redirect, expansion?.params);
+    for (const word of command.assignments) this.assignment(evaluateWordWith(word, expansion?.params));
+    if (command.forkedInLoop) this.flag('starts background processes in a loop');
+    const values = expandWords(command.words, expansion);
+    const head = values[0];
+    let moved: Cwd[] | undefined;
+    if (head && !head.dynamic) {
+      if (
+        command.functions.includes(head.text) &&
+        (command.stdinFromPipe || command.pipesOut || command.background)
+      )
         this.flag(`fork bomb (function ${head.text} starts copies of itself)`);
+      this.expandAlias(head.text, command, scope, expansion);
+      this.enter(scope);
+      moved = this.folderChange(values, command, scope);
     }
     // Every program counts, substitutions included: a grant for `git` must not cover `git "$(python3 x)"`.
-    this.invocation(values, command, true);
+    if (head) this.invocation(values, command, true);
+    this.withKnownVariables(command, scope, expansion);
+    this.tracker.ran(scope, {
+      ...(command.followedBy ? { followedBy: command.followedBy } : {}),
+      ...(moved ? { moved } : {}),
+      exits: head !== undefined && /^(exit|return)$/.test(head.text),
+    });
   }
 
-  private redirect(op: string, target: Word): void {
-    const value = evaluateWord(target);
-    if (value.dynamic) return;
-    if (op === '<') {
-      this.readsSecret(value);
-      return;
-    }
-    if (!WRITE_REDIRECTS.has(op) || (op === '>&' && /^(\d+|-)$/.test(value.text))) return;
-    this.writes(value);
+  /** Takes `count` commands from the expansion budget; false (and unanalysable) once it is spent. */
+  private spend(count: number): boolean {
+    this.budget.left -= count;
+    if (this.budget.left >= 0) return true;
+    this.cannot('too many commands to follow through functions and aliases');
+    return false;
   }
 
-  private writes(value: WordValue): void {
-    if (value.dynamic || value.text === '') return;
-    const path = absolutePath(value.text, this.ctx);
-    const inWorkspace = relative(this.ctx.workspace, path);
-    if (!inWorkspace.startsWith('..') && INSTRUCTION_FILES.test(inWorkspace.split(sep).join('/'))) {
-      this.flag(`changes Wren's own instructions (${inWorkspace})`);
-    }
-    if (path.startsWith('/dev/') && !SAFE_DEVICES.test(path)) this.flag(`writes to device ${path}`);
-    const place = protectedLocation(path, this.ctx);
-    if (place) this.flag(`writes into ${place}`);
+  private enter(scope: string): void {
+    this.scope = scope;
+    this.cwds = this.tracker.cwds(scope);
   }
 
-  private readsSecret(value: WordValue): void {
-    if (value.dynamic) return;
-    const shown = secretFile(value.text, this.ctx);
-    if (shown) this.flag(`reads a secret file outside the workspace (${shown})`);
+  /** Where a `cd`, `pushd` or `popd` run by the shell itself takes it (not in a pipeline or background). */
+  private folderChange(values: WordValue[], command: SimpleCommand, scope: string): Cwd[] | undefined {
+    const [first, ...rest] = values;
+    const builtin = first && /^(builtin|command)$/.test(first.text);
+    const name = builtin ? rest[0]?.text : first?.text;
+    if (!name || !FOLDER_CHANGES.has(name)) return undefined;
+    if (command.pipesOut || command.stdinFromPipe || command.background) return undefined;
+    return this.tracker.move(scope, name, builtin ? rest.slice(1) : rest, this.ctx, this.cdpath);
   }
 
-  /** One program run with its arguments (after assignments); `top` when at the script's own level. */
-  private invocation(values: WordValue[], command: SimpleCommand, top: boolean, wrapped = 0): void {
-    const head = values[0];
-    if (!head) return;
-    if (head.dynamic) {
-      this.cannot('the program name comes from a variable or substitution');
-      return;
+  /** Checks the command's file effects again with each static value the script gives a variable it uses. */
+  private withKnownVariables(command: SimpleCommand, scope: string, expansion?: Expansion): void {
+    const used = [...command.words, ...command.redirects.map((redirect) => redirect.target)];
+    for (const name of new Set(used.flatMap((word) => parameterNames(word.parts)))) {
+      const values = this.variables.get(name);
+      if (!values || expansion?.params?.has(name)) continue;
+      for (const value of values) {
+        const params = new Map(expansion?.params ?? []).set(name, value);
+        this.enter(scope);
+        for (const redirect of command.redirects) this.redirect(redirect, params);
+        this.fileAccess(expandWords(command.words, { ...expansion, params, scope: (inner) => inner }));
+      }
     }
-    const name = programName(head.text);
-    const args = values.slice(1);
-    const unwrapped = unwrapCommand(name, args);
-    if (top && (!unwrapped || PRIVILEGE.has(name))) {
-      this.findings.programs.push(name);
-      top = false;
-    }
-    for (const arg of args) this.readsSecret(arg);
+  }
+
+  protected defineAliases(args: WordValue[]): void {
     for (const arg of args) {
-      const host = arg.dynamic ? undefined : hostOf(arg.text);
-      if (host && !this.findings.hosts.includes(host)) this.findings.hosts.push(host);
+      const match = /^([^=\s]+)=(.*)$/s.exec(arg.text);
+      if (!match) continue;
+      if (arg.dynamic) this.cannot('an alias whose text is built at run time');
+      else this.aliases.set(match[1]!, match[2]!);
     }
-    if (NETWORK_PROGRAMS.has(name)) this.findings.network = true;
-    if (name === 'git' && /^(push|pull|fetch|clone|ls-remote)$/.test(args[0]?.text ?? ''))
-      this.findings.network = true;
-    if (PRIVILEGE.has(name)) this.flag(`runs as another user (${name})`);
-    if (name === 'eval') {
-      this.cannot('`eval` runs text assembled at run time');
+  }
+
+  /**
+   * An alias used as a command name: its text is checked as commands, the call's arguments joined to the
+   * last one. The command is then checked as written too, since bash -c does not expand aliases by default.
+   */
+  private expandAlias(name: string, command: SimpleCommand, scope: string, expansion?: Expansion): void {
+    const text = this.aliases.get(name);
+    if (text === undefined || this.expanding.includes(name)) return;
+    let script: ShellScript | undefined;
+    try {
+      script = this.expanding.length < MAX_DEPTH ? walkScript(text) : undefined;
+    } catch {
+      script = undefined;
+    }
+    if (!script) {
+      this.cannot(`alias ${name} cannot be analysed`);
       return;
     }
-    if (name === 'su') {
-      this.suCommand(args);
-      return;
+    for (const reason of script.unanalysable) this.cannot(reason);
+    if (!this.spend(script.commands.length)) return;
+    const last = script.commands.at(-1);
+    const inner: Expansion = { ...expansion, scope: rebase(ROOT_SCOPE, scope, `a${++this.expansions}`) };
+    this.expanding.push(name);
+    for (const part of script.commands) {
+      const joined: SimpleCommand =
+        part === last
+          ? {
+              ...part,
+              words: [...part.words, ...command.words.slice(1)],
+              redirects: [...part.redirects, ...command.redirects],
+              stdinFromPipe: part.stdinFromPipe || command.stdinFromPipe,
+              pipesOut: part.pipesOut || command.pipesOut,
+              background: part.background || command.background,
+              inLoop: command.inLoop,
+            }
+          : part;
+      this.command({ ...joined, followedBy: part === last ? ';' : (part.followedBy ?? ';') }, inner);
     }
-    if (unwrapped) {
-      if (!('inner' in unwrapped)) {
-        this.cannot(unwrapped.unanalysable);
-        return;
-      }
-      if (wrapped > MAX_DEPTH) {
-        this.cannot('too many nested wrapper commands');
-        return;
-      }
-      this.invocation(unwrapped.inner, command, top, wrapped + 1);
-      return;
-    }
-    this.rules(name, args, command);
+    this.expanding.pop();
   }
 
-  private rules(name: string, args: WordValue[], command: SimpleCommand): void {
-    if (name === 'rm') this.rm(args);
-    else if (name === 'find') this.find(args, command);
-    else if (name === 'chmod' || name === 'chown' || name === 'chgrp') this.recursiveChange(name, args);
-    else if (DISK_FORMAT.test(name)) this.flag(`formats a disk (${name})`);
-    else if (name === 'dd') {
-      for (const arg of args) {
-        const target = /^of=(.*)$/.exec(arg.text)?.[1];
-        if (target?.startsWith('/dev/') && !SAFE_DEVICES.test(target))
-          this.flag(`writes to device ${target}`);
-      }
-    } else if (POWER.has(name)) this.flag(`shuts down or reboots the machine (${name})`);
-    else if ((name === 'init' || name === 'telinit') && /^[06]$/.test(args[0]?.text ?? ''))
-      this.flag(`shuts down or reboots the machine (${name} ${args[0]!.text})`);
-    else if (name === 'systemctl' && args.some((arg) => /^(poweroff|reboot|halt|kexec)$/.test(arg.text)))
-      this.flag('shuts down or reboots the machine (systemctl)');
-    else if (name === 'kill' && args.length > 1 && args.at(-1)!.text === '-1')
-      this.flag('kills every process (kill -1)');
-    else if (name === 'source' || name === '.') this.source(name, args);
-    else if (isInterpreter(name)) this.interpreter(name, args, command);
-    else if (
-      /^[gm]?awk$/.test(name) &&
-      args.some((arg) => /\bsystem\s*\(|\|\s*getline|print[^;]*\|/.test(arg.text))
-    )
-      this.cannot(`${name} running commands from its program`);
-    else if (
-      name === 'git' &&
-      args.some((arg, i) => args[i - 1]?.text === '-c' && /^alias\.[^=]+=\s*!/.test(arg.text))
-    )
-      this.cannot('a git alias that runs a shell command');
-    if (LAST_ARG_WRITERS.has(name) && args.length > 1) this.writes(args.at(-1)!);
-    if (ALL_ARG_WRITERS.has(name)) for (const arg of args) if (!arg.text.startsWith('-')) this.writes(arg);
-    if (name === 'sed' && args.some((arg) => /^(-i|--in-place)/.test(arg.text)))
-      for (const arg of args.slice(1)) if (!arg.text.startsWith('-')) this.writes(arg);
-  }
-
-  private rm(args: WordValue[]): void {
-    let recursive = false;
-    let options = true;
-    const targets: WordValue[] = [];
-    for (const arg of args) {
-      if (options && arg.text === '--') options = false;
-      else if (options && arg.text === '--no-preserve-root') this.flag('rm --no-preserve-root');
-      else if (options && arg.text.startsWith('--')) recursive ||= arg.text === '--recursive';
-      else if (options && /^-[a-zA-Z]+$/.test(arg.text)) recursive ||= /[rR]/.test(arg.text);
-      else targets.push(arg);
-    }
-    if (!recursive) return;
-    for (const target of targets) {
-      const signature = destructiveTarget(target, 'recursive delete', this.ctx);
-      if (signature) this.flag(signature);
-    }
-  }
-
-  private find(args: WordValue[], command: SimpleCommand): void {
-    const firstExpression = args.findIndex((arg) => /^[-(!]/.test(arg.text) && arg.text !== '-');
-    const starts = firstExpression === -1 ? args : args.slice(0, firstExpression);
-    const expression = firstExpression === -1 ? [] : args.slice(firstExpression);
-    let deletes = false;
-    for (let index = 0; index < expression.length; index++) {
-      const text = expression[index]!.text;
-      if (text === '-delete') deletes = true;
-      if (/^-(exec|execdir|ok|okdir)$/.test(text)) {
-        const end = expression.findIndex((arg, at) => at > index && (arg.text === ';' || arg.text === '+'));
-        const inner = expression.slice(index + 1, end === -1 ? undefined : end);
-        const innerName = inner[0] && !inner[0].dynamic ? programName(inner[0].text) : '';
-        if (/^(rm|unlink|shred)$/.test(innerName)) deletes = true;
-        this.invocation(inner, command, true);
-        if (end === -1) break;
-        index = end;
-      }
-    }
-    if (!deletes) return;
-    const filtered = expression.some((arg) => FIND_FILTERS.test(arg.text));
-    for (const start of starts.length > 0
-      ? starts
-      : [{ text: '.', dynamic: false, ifs: false, process: false }]) {
-      if (filtered && !start.dynamic && absolutePath(start.text, this.ctx).startsWith(this.ctx.workspace))
-        continue;
-      const signature = destructiveTarget(start, 'recursive delete (find)', this.ctx);
-      if (signature) this.flag(signature);
-    }
-  }
-
-  private recursiveChange(name: string, args: WordValue[]): void {
-    const recursive = args.some(
-      (arg) => arg.text === '--recursive' || /^-[a-zA-Z]*R[a-zA-Z]*$/.test(arg.text),
+  /** A call of a function the script defines: its body is checked with the call's arguments as `$1` … */
+  protected called(name: string, args: WordValue[], command: SimpleCommand): void {
+    const body = this.bodies.get(name);
+    if (!body) return;
+    body.called = true;
+    if (command.inLoop && body.commands.some((inner) => inner.background))
+      this.flag('starts background processes in a loop');
+    if (this.expanding.includes(name) || this.expanding.length >= MAX_DEPTH) return;
+    if (!this.spend(body.commands.length)) return;
+    // `shift` or `set --` renumber the parameters: they are then only known at run time.
+    const renumbers = body.commands.some((inner) =>
+      /^(shift|set)$/.test(evaluateWord(inner.words[0] ?? { parts: [] }).text),
     );
-    if (!recursive) return;
-    const operands = args.filter((arg) => !arg.text.startsWith('-')).slice(1);
-    for (const operand of operands) {
-      const signature = destructiveTarget(operand, `recursive ${name}`, this.ctx);
-      if (signature && !signature.includes('only known at run time')) this.flag(signature);
-    }
-  }
-
-  private source(name: string, args: WordValue[]): void {
-    const file = args[0];
-    if (!file) return;
-    if (file.process) this.flag(`runs code from a process substitution (${name} <(…))`);
-    else if (file.dynamic) this.cannot(`\`${name}\` of a file named at run time`);
-  }
-
-  private interpreter(name: string, args: WordValue[], command: SimpleCommand): void {
-    const source = programSource(name, args);
-    const shell = SHELLS.has(name);
-    if (source.from === 'argument') {
-      if (!shell) {
-        // `python3 -m module` runs an installed module, like a script file; inline code could do anything.
-        if (!args.some((arg) => arg.text === '-m')) this.cannot(`${name} running inline code`);
-        return;
-      }
-      if (source.value.dynamic) {
-        this.cannot(`${name} -c with a command built at run time`);
-        return;
-      }
-      this.nestedScript(source.value.text, `${name} -c`);
-      return;
-    }
-    if (source.from === 'file') {
-      if (source.value.process) this.flag(`runs code from a process substitution (${name} <(…))`);
-      else if (shell && source.value.dynamic) this.cannot(`${name} runs a script named at run time`);
-      return;
-    }
-    const input = command.redirects.find((redirect) => ['<<', '<<-', '<<<', '<'].includes(redirect.op));
-    if (!input) {
-      if (command.stdinFromPipe) this.flag(`pipes into an interpreter (${name})`);
-      return;
-    }
-    if (input.op === '<') {
-      const file = evaluateWord(input.target);
-      if (file.process) this.flag(`runs code from a process substitution (${name} < <(…))`);
-      return;
-    }
-    const body = input.heredoc ? input.heredoc.parts : input.target.parts;
-    const value = evaluateWord({ parts: body });
-    if (!shell) {
-      this.cannot(`${name} running inline code`);
-      return;
-    }
-    if (value.dynamic) this.flag(`feeds generated code to ${name}`);
-    else this.nestedScript(value.text, `a script fed to ${name}`);
-  }
-
-  private suCommand(args: WordValue[]): void {
-    const index = args.findIndex((arg) => arg.text === '-c' || arg.text === '--command');
-    const script = index === -1 ? undefined : args[index + 1];
-    if (!script) return;
-    if (script.dynamic) this.cannot('su -c with a command built at run time');
-    else this.nestedScript(script.text, 'su -c');
+    const params = new Map<string, WordValue>([['#', literalValue(String(args.length))]]);
+    for (const [index, arg] of args.entries()) params.set(String(index + 1), arg);
+    const { cwds, scope } = this;
+    const expansion: Expansion = {
+      ...(renumbers ? {} : { params, args }),
+      scope: rebase(body.definition.scope, scope, `f${++this.expansions}`),
+    };
+    this.expanding.push(name);
+    for (const inner of body.commands) this.command(inner, expansion);
+    this.expanding.pop();
+    this.cwds = cwds;
+    this.scope = scope;
   }
 }
 

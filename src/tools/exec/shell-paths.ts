@@ -21,17 +21,41 @@ export interface WordValue {
   ifs: boolean;
   /** Contains `<(…)` / `>(…)`. */
   process: boolean;
+  /** Has unquoted glob characters (`*`, `?`, `[…]`): bash may expand it to other names. */
+  glob?: boolean;
+}
+
+/** Values known for parameters while checking a function body called with literal arguments (`$1` …). */
+export type Parameters = ReadonlyMap<string, WordValue>;
+
+const GLOB = /[*?]|\[[^\]]+\]/;
+
+/** A static word value. */
+export function literalValue(text: string): WordValue {
+  return { text, dynamic: false, ifs: false, process: false };
 }
 
 /** Evaluates what can be known statically: quotes removed, `~`/`$HOME` as `~`, `$PWD` as `.`. */
 export function evaluateWord(word: Word): WordValue {
+  return evaluateWordWith(word);
+}
+
+/** {@link evaluateWord}, with `params` standing for the parameters it names (`$1` in a called function). */
+export function evaluateWordWith(word: Word, params?: Parameters): WordValue {
   const value: WordValue = { text: '', dynamic: false, ifs: false, process: false };
   for (const part of word.parts) {
-    if (part.type === 'lit') value.text += part.value;
-    else if (part.type === 'tilde') value.text += `~${part.user}`;
+    if (part.type === 'lit') {
+      value.text += part.value;
+      if (!part.quoted && GLOB.test(part.value)) value.glob = true;
+    } else if (part.type === 'tilde') value.text += `~${part.user}`;
     else if (part.type === 'param' && part.plain && part.name === 'HOME') value.text += '~';
     else if (part.type === 'param' && part.plain && part.name === 'PWD') value.text += '.';
-    else {
+    else if (part.type === 'param' && part.plain && params?.has(part.name)) {
+      const known = params.get(part.name)!;
+      value.text += known.text;
+      value.dynamic ||= known.dynamic;
+      if (known.glob) value.glob = true;
+    } else {
       value.dynamic = true;
       value.text += RUNTIME;
       if (part.type === 'param' && part.name === 'IFS') value.ifs = true;
@@ -41,26 +65,32 @@ export function evaluateWord(word: Word): WordValue {
   return value;
 }
 
+/** `text` with a leading `~` or `~user` replaced by that home folder (nothing else changed). */
+export function expandTilde(text: string, ctx: ShellContext): string {
+  if (text === '~' || text.startsWith('~/')) return ctx.home + text.slice(1);
+  if (text.startsWith('~')) return `${posix.dirname(ctx.home)}/${text.slice(1)}`;
+  return text;
+}
+
 /** The absolute path a static argument names, resolved against the context (`~` is the home folder). */
 export function absolutePath(text: string, ctx: ShellContext): string {
-  let path = text;
-  if (path === '~' || path.startsWith('~/')) path = ctx.home + path.slice(1);
-  else if (path.startsWith('~')) path = posix.join(posix.dirname(ctx.home), path.slice(1));
-  return posix.resolve(ctx.cwd, path);
+  return posix.resolve(ctx.cwd, expandTilde(text, ctx));
 }
 
-/** How a path is shown in a signature: under the home folder as `~/…`. */
+/** How a path is shown in a signature: under the home folder as `~/…`, run-time parts as `$…`. */
 export function showPath(path: string, ctx: ShellContext): string {
-  if (path === ctx.home) return '~';
-  if (path.startsWith(`${ctx.home}/`)) return `~${path.slice(ctx.home.length)}`;
-  return path;
+  const shown =
+    path === ctx.home ? '~' : path.startsWith(`${ctx.home}/`) ? `~${path.slice(ctx.home.length)}` : path;
+  return shown.replaceAll(RUNTIME, '$…');
 }
 
-function within(path: string, folder: string): boolean {
+/** Whether `path` is `folder` or lies inside it (both absolute and normalized). */
+export function within(path: string, folder: string): boolean {
   return path === folder || path.startsWith(folder === '/' ? '/' : `${folder}/`);
 }
 
-const SYSTEM_FOLDERS = new Set(
+/** Top-level system folders: deleting or recursively changing one breaks the machine. */
+export const SYSTEM_FOLDERS = new Set(
   [
     'bin',
     'boot',
@@ -85,27 +115,6 @@ const SYSTEM_FOLDERS = new Set(
   ].map((name) => `/${name}`),
 );
 
-/**
- * What deleting (or recursively changing) `text` would hit, as a signature, or undefined when it is an
- * ordinary path. Covers `/`, the home folder, system folders, the workspace or a folder holding it, and paths
- * only known at run time.
- */
-export function destructiveTarget(value: WordValue, verb: string, ctx: ShellContext): string | undefined {
-  if (value.dynamic) {
-    return `${verb} of a path only known at run time (${value.text.replaceAll(RUNTIME, '$…')})`;
-  }
-  let text = value.text.replace(/\/+$/, '') || '/';
-  text = text.replace(/(^|\/)(\*|\.\*)$/, '$1.').replace(/\/\.$/, '') || '/';
-  const path = absolutePath(text, ctx);
-  if (path === '/') return `${verb} of /`;
-  if (path === ctx.home) return `${verb} of the home folder (~)`;
-  if (/^~[^/]+$/.test(text)) return `${verb} of a home folder (${text})`;
-  if (SYSTEM_FOLDERS.has(path)) return `${verb} of system folder ${path}`;
-  if (path === ctx.workspace) return `${verb} of the workspace root`;
-  if (within(ctx.workspace, path)) return `${verb} of ${showPath(path, ctx)}, which contains the workspace`;
-  return undefined;
-}
-
 const PROTECTED_IN_HOME = [
   '.ssh',
   '.aws',
@@ -114,6 +123,9 @@ const PROTECTED_IN_HOME = [
   '.docker',
   '.config/gcloud',
   '.config/autostart',
+  '.config/systemd',
+  '.config/git',
+  '.gitconfig',
   '.netrc',
   '.bashrc',
   '.bash_profile',
@@ -125,42 +137,19 @@ const PROTECTED_IN_HOME = [
 ];
 const PROTECTED_SYSTEM = ['/etc', '/boot', '/usr', '/bin', '/sbin', '/lib', '/lib64', '/var/spool/cron'];
 
+/** Locations a write must not reach (`~/.ssh`, `/etc`, Wren's home…), with how each is shown. */
+export function protectedFolders(ctx: ShellContext): Array<{ folder: string; shown: string }> {
+  return [
+    ...PROTECTED_IN_HOME.map((name) => ({ folder: posix.join(ctx.home, name), shown: `~/${name}` })),
+    ...[...PROTECTED_SYSTEM, ...ctx.protectedPaths].map((folder) => ({
+      folder,
+      shown: showPath(folder, ctx),
+    })),
+  ];
+}
+
 /** The protected location a written path falls in (`~/.ssh`, `/etc`, Wren's home…), if any. */
 export function protectedLocation(path: string, ctx: ShellContext): string | undefined {
   if (within(path, ctx.workspace)) return undefined;
-  for (const name of PROTECTED_IN_HOME) {
-    const folder = posix.join(ctx.home, name);
-    if (within(path, folder)) return `~/${name}`;
-  }
-  for (const folder of [...PROTECTED_SYSTEM, ...ctx.protectedPaths]) {
-    if (within(path, folder)) return showPath(folder, ctx);
-  }
-  return undefined;
-}
-
-const SECRET_NAMES =
-  /^(\.env(\..+)?|id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(pem|key|p12|pfx|jks|keystore|kdbx)|\.netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc|credentials(\.json)?|shadow|gshadow|sudoers|master\.key)$/;
-const SECRET_FOLDERS_IN_HOME = [
-  '.ssh',
-  '.aws',
-  '.gnupg',
-  '.kube',
-  '.docker',
-  '.config/gcloud',
-  '.password-store',
-];
-
-/** Whether a static argument names a secret file outside the workspace (keys, `.env`, cloud credentials). */
-export function secretFile(text: string, ctx: ShellContext): string | undefined {
-  if (text === '' || text.startsWith('-') || text.includes('://')) return undefined;
-  const path = absolutePath(text, ctx);
-  if (within(path, ctx.workspace)) return undefined;
-  const name = posix.basename(path);
-  const inSecretFolder = SECRET_FOLDERS_IN_HOME.some((folder) =>
-    path.startsWith(`${posix.join(ctx.home, folder)}/`),
-  );
-  const inProtected = ctx.protectedPaths.some((folder) => within(path, folder));
-  if (name.endsWith('.pub') || name === 'known_hosts') return undefined;
-  if (SECRET_NAMES.test(name) || inSecretFolder || inProtected) return showPath(path, ctx);
-  return undefined;
+  return protectedFolders(ctx).find(({ folder }) => within(path, folder))?.shown;
 }

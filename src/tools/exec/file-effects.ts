@@ -1,0 +1,244 @@
+import { ARCHIVE_PROGRAMS } from './archive-effects.js';
+import { hasOption, optionValues, parseOptions } from './parse-options.js';
+import { SEARCH_PROGRAMS } from './search-effects.js';
+import { literalValue, type WordValue } from './shell-paths.js';
+import { programName } from './shell-programs.js';
+
+/** A file or folder a command removes (`rm`, `find -delete`, the source of a move). */
+export interface Delete {
+  value: WordValue;
+  /** How it goes for the special-folder check (`recursive delete`, `move`); undefined for a plain delete. */
+  verb?: string;
+  /** A move: a file named at run time is everyday here, not a signature. */
+  move?: boolean;
+  /** A `find` with tests (`-name …`): inside the workspace, not a delete of the folder itself. */
+  filtered?: boolean;
+}
+
+/** A link a command creates. */
+export interface Link {
+  /** What it points to, as written. */
+  target: WordValue;
+  /** The link's own path, when named. */
+  path?: WordValue;
+  /** The folder the link is created in, when named instead of `path`. */
+  folder?: WordValue;
+  symbolic: boolean;
+}
+
+/** What one command does to files, by kind of access. Paths are arguments as written (relative or not). */
+export interface FileEffects {
+  writes: WordValue[];
+  deletes: Delete[];
+  links: Link[];
+  /** Reads beyond the ones every argument is checked for (`dd if=…`). */
+  reads: WordValue[];
+  /** Folders read with everything in them (`grep -r`, `cp -r`, `tar c`, `zip -r`). */
+  recursiveReads: WordValue[];
+  /** Recursive mode or owner changes (`chmod -R`), checked like recursive deletes. */
+  recursiveChanges: Array<{ value: WordValue; verb: string }>;
+  /** Arguments that are not paths from the working folder (a symbolic link's target, `dd` operands). */
+  notPaths: WordValue[];
+  signatures: string[];
+  unanalysable: string[];
+}
+
+/** An empty set of effects. */
+export function noEffects(): FileEffects {
+  return {
+    writes: [],
+    deletes: [],
+    links: [],
+    reads: [],
+    recursiveReads: [],
+    recursiveChanges: [],
+    notPaths: [],
+    signatures: [],
+    unanalysable: [],
+  };
+}
+
+/** Fills in the effects of one program run with its arguments. */
+export type DescribeEffects = (args: WordValue[], effects: FileEffects) => void;
+
+/**
+ * What running `name` with `args` does to files, for the programs that write, delete, link or read
+ * recursively (everything else: no effects beyond reading its arguments). Never throws.
+ */
+export function fileEffects(name: string, args: WordValue[]): FileEffects {
+  const effects = noEffects();
+  (FILE_PROGRAMS[name] ?? ARCHIVE_PROGRAMS[name] ?? SEARCH_PROGRAMS[name])?.(args, effects);
+  return effects;
+}
+
+const TARGET = ['t', 'S', 'target-directory', 'suffix'];
+const FIND_FILTERS =
+  /^-(i?name|i?path|i?regex|type|newer\w*|[acm](time|min)|size|empty|user|group|perm|i?wholename)$/;
+
+/** The destination of `cp`/`mv`/`install`: `-t DIR`, else the last operand (when there are two or more). */
+function destination(args: WordValue[], values: readonly string[]) {
+  const parsed = parseOptions(args, values);
+  const folder = optionValues(parsed, 't', 'target-directory')[0];
+  const sources = folder ? parsed.operands : parsed.operands.slice(0, -1);
+  const target = folder ?? (parsed.operands.length > 1 ? parsed.operands.at(-1) : undefined);
+  return { parsed, folder, sources, target };
+}
+
+function writeOperands(values: readonly string[]): DescribeEffects {
+  return (args, effects) => {
+    effects.writes.push(...parseOptions(args, values).operands);
+  };
+}
+
+function deleteOperands(args: WordValue[], effects: FileEffects): void {
+  for (const value of parseOptions(args).operands) effects.deletes.push({ value });
+}
+
+/** `chmod`/`chown`/`chgrp`: the first operand is the mode or owner unless `--reference` gives it. */
+function changeOwnerOrMode(verb: string, isOption: (text: string) => boolean): DescribeEffects {
+  return (args, effects) => {
+    let recursive = false;
+    let reference = false;
+    const operands: WordValue[] = [];
+    for (const arg of args) {
+      if (arg.text.startsWith('--')) {
+        recursive ||= arg.text === '--recursive';
+        reference ||= arg.text.startsWith('--reference');
+      } else if (isOption(arg.text)) recursive ||= arg.text.includes('R');
+      else operands.push(arg);
+    }
+    for (const value of reference ? operands : operands.slice(1)) {
+      effects.writes.push(value);
+      if (recursive) effects.recursiveChanges.push({ value, verb });
+    }
+  };
+}
+
+const ownerOptions = (text: string) => /^-[RcfvhHLP]+$/.test(text);
+
+const FILE_PROGRAMS: Record<string, DescribeEffects> = {
+  rm(args, effects) {
+    const parsed = parseOptions(args);
+    if (hasOption(parsed, 'no-preserve-root')) effects.signatures.push('rm --no-preserve-root');
+    const recursive = hasOption(parsed, 'r', 'R', 'recursive');
+    for (const value of parsed.operands)
+      effects.deletes.push(recursive ? { value, verb: 'recursive delete' } : { value });
+  },
+  rmdir: deleteOperands,
+  unlink: deleteOperands,
+  shred(args, effects) {
+    const parsed = parseOptions(args, ['n', 's', 'iterations', 'size', 'random-source']);
+    effects.writes.push(...parsed.operands);
+    if (hasOption(parsed, 'u', 'remove'))
+      for (const value of parsed.operands) effects.deletes.push({ value });
+  },
+  mv(args, effects) {
+    const { sources, target } = destination(args, TARGET);
+    if (!target) return;
+    effects.writes.push(target);
+    for (const value of sources) effects.deletes.push({ value, verb: 'move', move: true });
+  },
+  cp(args, effects) {
+    const { parsed, folder, sources, target } = destination(args, TARGET);
+    if (!target) return;
+    effects.writes.push(target);
+    if (hasOption(parsed, 'r', 'R', 'a', 'recursive', 'archive')) effects.recursiveReads.push(...sources);
+    const symbolic = hasOption(parsed, 's', 'symbolic-link');
+    if (!symbolic && !hasOption(parsed, 'l', 'link')) return;
+    const where = folder || sources.length > 1 ? { folder: target } : { path: target };
+    for (const source of sources) effects.links.push({ target: source, symbolic, ...where });
+    if (symbolic) effects.notPaths.push(...sources);
+  },
+  install(args, effects) {
+    const { parsed, target } = destination(args, [...TARGET, 'm', 'o', 'g', 'mode', 'owner', 'group']);
+    if (hasOption(parsed, 'strip-program'))
+      effects.unanalysable.push('install --strip-program runs a program');
+    if (hasOption(parsed, 'd', 'directory')) effects.writes.push(...parsed.operands);
+    else if (target) effects.writes.push(target);
+  },
+  ln(args, effects) {
+    const parsed = parseOptions(args, TARGET);
+    const symbolic = hasOption(parsed, 's', 'symbolic');
+    const folder = optionValues(parsed, 't', 'target-directory')[0];
+    const operands = parsed.operands;
+    let targets = operands;
+    if (folder) effects.writes.push(folder);
+    else if (operands.length === 1) effects.writes.push(literalValue('.'));
+    else {
+      targets = operands.slice(0, -1);
+      effects.writes.push(operands.at(-1)!);
+    }
+    const where = folder
+      ? { folder }
+      : operands.length === 1
+        ? { folder: literalValue('.') }
+        : operands.length > 2
+          ? { folder: operands.at(-1)! }
+          : { path: operands.at(-1)! };
+    for (const target of targets) effects.links.push({ target, symbolic, ...where });
+    if (symbolic) effects.notPaths.push(...targets);
+  },
+  link(args, effects) {
+    const [target, path] = parseOptions(args).operands;
+    if (!target || !path) return;
+    effects.writes.push(path);
+    effects.links.push({ target, path, symbolic: false });
+  },
+  touch: writeOperands(['d', 't', 'r', 'date', 'reference']),
+  mkdir: writeOperands(['m', 'mode', 'context']),
+  mkfifo: writeOperands(['m', 'mode', 'context']),
+  mknod(args, effects) {
+    const first = parseOptions(args, ['m', 'mode', 'context']).operands[0];
+    if (first) effects.writes.push(first);
+  },
+  truncate: writeOperands(['s', 'r', 'size', 'reference']),
+  fallocate: writeOperands(['l', 'o', 'offset', 'length']),
+  tee: writeOperands([]),
+  chmod: changeOwnerOrMode('recursive chmod', (text) => /^-[RcfvH]+$/.test(text)),
+  chown: changeOwnerOrMode('recursive chown', ownerOptions),
+  chgrp: changeOwnerOrMode('recursive chgrp', ownerOptions),
+  chattr(args, effects) {
+    for (const arg of args) if (!/^([-+=][a-zA-Z]+|\d+)$/.test(arg.text)) effects.writes.push(arg);
+  },
+  dd(args, effects) {
+    effects.notPaths.push(...args);
+    for (const arg of args) {
+      const [, key, path] = /^(if|of)=(.+)$/.exec(arg.text) ?? [];
+      if (path) (key === 'of' ? effects.writes : effects.reads).push({ ...arg, text: path });
+    }
+  },
+  sed(args, effects) {
+    const inPlace = (text: string) => /^-[a-zA-Z]*i/.test(text) || /^--in-place(=|$)/.test(text);
+    if (!args.some((arg) => inPlace(arg.text))) return;
+    const parsed = parseOptions(
+      args.filter((arg) => !inPlace(arg.text)),
+      ['e', 'f', 'l', 'expression', 'file', 'line-length'],
+    );
+    const scripted = optionValues(parsed, 'e', 'f', 'expression', 'file').length > 0;
+    effects.writes.push(...(scripted ? parsed.operands : parsed.operands.slice(1)));
+  },
+  find: findEffects,
+};
+
+/** `find`: deletes (`-delete`, `-exec rm`), recursive reads (`-exec`), output files (`-fprint`). */
+function findEffects(args: WordValue[], effects: FileEffects): void {
+  const firstExpression = args.findIndex((arg) => /^[-(!]/.test(arg.text) && arg.text !== '-');
+  const given = firstExpression === -1 ? args : args.slice(0, firstExpression);
+  const starts = given.length > 0 ? given : [literalValue('.')];
+  const expression = firstExpression === -1 ? [] : args.slice(firstExpression);
+  let deletes = false;
+  let runs = false;
+  expression.forEach((arg, index) => {
+    const next = expression[index + 1];
+    if (arg.text === '-delete') deletes = true;
+    if (/^-(exec|execdir|ok|okdir)$/.test(arg.text)) {
+      runs = true;
+      if (next && !next.dynamic && /^(rm|unlink|shred)$/.test(programName(next.text))) deletes = true;
+    }
+    if (/^-(fprint0?|fprintf|fls)$/.test(arg.text) && next) effects.writes.push(next);
+  });
+  if (runs) effects.recursiveReads.push(...starts);
+  if (!deletes) return;
+  const filtered = expression.some((arg) => FIND_FILTERS.test(arg.text));
+  for (const value of starts) effects.deletes.push({ value, verb: 'recursive delete (find)', filtered });
+}

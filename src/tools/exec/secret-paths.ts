@@ -1,0 +1,117 @@
+import { posix } from 'node:path';
+import { overlap, segmentMatches } from './path-glob.js';
+import { insideWorkspace, type PathRef } from './resolve-paths.js';
+import { RUNTIME, type ShellContext, showPath, within } from './shell-paths.js';
+
+const SECRET_NAMES =
+  /^(\.env(\..+)?|id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(pem|key|p12|pfx|jks|keystore|kdbx)|\.netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc|credentials(\.json)?|shadow|gshadow|sudoers|master\.key)$/;
+/** One name per kind of secret file, to test whether a glob could name one (`id_*`, `*.pem`, `.e?v`). */
+const SECRET_SAMPLES = [
+  '.env',
+  '.env.local',
+  'id_rsa',
+  'id_dsa',
+  'id_ecdsa',
+  'id_ed25519',
+  'id_ed25519_sk',
+  'server.pem',
+  'server.key',
+  'cert.p12',
+  'cert.pfx',
+  'store.jks',
+  'app.keystore',
+  'vault.kdbx',
+  '.netrc',
+  '.pgpass',
+  '.git-credentials',
+  '.npmrc',
+  '.pypirc',
+  'credentials',
+  'credentials.json',
+  'shadow',
+  'gshadow',
+  'sudoers',
+  'master.key',
+];
+/** Folders under the home whose every file is a secret (keys, cloud and cluster credentials, tokens). */
+const SECRET_FOLDERS_IN_HOME = [
+  '.ssh',
+  '.aws',
+  '.azure',
+  '.gnupg',
+  '.kube',
+  '.docker',
+  '.config/gcloud',
+  '.config/gh',
+  '.password-store',
+];
+
+/** The folders whose files are all secret: those under the home and the protected paths (Wren's home). */
+export function secretFolders(ctx: ShellContext): string[] {
+  return [...SECRET_FOLDERS_IN_HOME.map((name) => posix.join(ctx.home, name)), ...ctx.protectedPaths];
+}
+
+/** Whether a file name (or a name pattern) can name a secret file. */
+export function secretName(name: string): boolean {
+  if (name.endsWith('.pub') || name === 'known_hosts') return false;
+  return SECRET_NAMES.test(name) || SECRET_SAMPLES.some((sample) => segmentMatches(name, sample));
+}
+
+/**
+ * The secret file a read of `ref` may reach (keys, `.env`, cloud credentials, anything in a secret folder
+ * or Wren's home), shown for a signature; undefined when it cannot reach one.
+ */
+export function secretRead(ref: PathRef, ctx: ShellContext): string | undefined {
+  if (insideWorkspace(ref, ctx)) return undefined;
+  const path = ref.path;
+  const name = posix.basename(path);
+  if (name.endsWith('.pub') || name === 'known_hosts') return undefined;
+  const inFolder = ref.pattern
+    ? secretFolders(ctx).some((folder) => {
+        const found = overlap(path, folder);
+        return found?.inside === true || (found?.self === true && ctx.protectedPaths.includes(folder));
+      })
+    : SECRET_FOLDERS_IN_HOME.some((folder) => path.startsWith(`${posix.join(ctx.home, folder)}/`)) ||
+      ctx.protectedPaths.some((folder) => within(path, folder));
+  return inFolder || secretName(name) ? showPath(path, ctx) : undefined;
+}
+
+/** The folder a recursive read of `ref` reaches that holds secret folders (`~`, `~/.config`, `/`), if any. */
+export function secretFolderRead(ref: PathRef, ctx: ShellContext): string | undefined {
+  if (insideWorkspace(ref, ctx)) return undefined;
+  const reaches = (folder: string) =>
+    ref.pattern
+      ? overlap(ref.path, folder) !== undefined
+      : within(ref.path, folder) || within(folder, ref.path);
+  return secretFolders(ctx).some(reaches) ? showPath(ref.path, ctx) : undefined;
+}
+
+const MEMORY_DEVICES = new Set(['/dev/mem', '/dev/kmem', '/proc/kcore']);
+
+/**
+ * Signatures for reading a process's environment or memory: `/proc/<pid>/environ` (Wren's own holds its
+ * API keys), `/proc/<pid>/mem`, `/dev/mem`; `recursive` for reads of a folder that may contain them.
+ */
+export function processReads(ref: PathRef, ctx: ShellContext, recursive: boolean): string[] {
+  const path = ref.path;
+  const shown = showPath(path, ctx);
+  if (MEMORY_DEVICES.has(path)) return [`reads process memory (${shown})`];
+  if (recursive) {
+    const reaches = ref.pattern
+      ? overlap(path, '/proc') !== undefined
+      : within(path, '/proc') || within('/proc', path);
+    return reaches ? [`reads a process environment (${shown})`] : [];
+  }
+  const inside = ref.pattern
+    ? overlap(path, '/proc')?.inside === true
+    : within(path, '/proc') && path !== '/proc';
+  if (!inside) return [];
+  const segments = path.split('/').filter(Boolean);
+  // /proc/<pid>/environ or deeper (/proc/<pid>/task/<tid>/environ); run-time text may hold more segments.
+  if (!path.includes(RUNTIME) && segments.length < 3) return [];
+  const name = segments.at(-1) ?? '';
+  const signatures: string[] = [];
+  if (segmentMatches(name, 'environ')) signatures.push(`reads a process environment (${shown})`);
+  if (segmentMatches(name, 'mem')) signatures.push(`reads process memory (${shown})`);
+  return signatures;
+}
