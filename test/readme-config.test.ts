@@ -20,6 +20,6 @@ describe('README', () => {
     });
     expect(resolveEndpoints(config).map((endpoint) => endpoint.name)).toEqual(['main', 'claude', 'local']);
     expect(config.gate.mode).toBe('ask');
-    expect(config.tools.exec.sandbox).toBe('bwrap');
+    expect(config.tools.exec.sandbox).toBe('auto');
   });
 });

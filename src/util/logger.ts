@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
 
@@ -30,12 +30,10 @@ export interface LogRedactor {
 export function createLogger(home: string, level: string, redactor?: LogRedactor): Logger {
   const dir = join(home, 'logs');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const destination = pino.destination({
-    dest: join(dir, 'wren.log'),
-    mkdir: true,
-    sync: false,
-    mode: 0o600,
-  });
+  // Opened here, synchronously: a destination that opens its file itself is "not ready" for a moment, and
+  // a process exiting in that moment (a one-shot command, an early error) crashed in pino's exit flush.
+  const fd = openSync(join(dir, 'wren.log'), 'a', 0o600);
+  const destination = pino.destination({ dest: fd, sync: false });
   return pino(
     {
       level,
