@@ -31,6 +31,11 @@ export interface ToolAssessment {
   /** What an `always` grant binds to: exec → program name, files → path prefix, web → host. */
   target?: string;
   /**
+   * File tools: the resolved path the call touches, relative to the workspace (absolute for extra roots),
+   * as gate rules' `match: {path: …}` globs see it.
+   */
+  path?: string;
+  /**
    * Set when the call stores text that later prompts will read (a task, a memo, a reminder): what it stores.
    * After untrusted content such a call asks, so an injected instruction cannot plant itself for later turns.
    */

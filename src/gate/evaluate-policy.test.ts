@@ -163,11 +163,71 @@ describe('evaluatePolicy', () => {
         args: { command: 'eval "$X"' },
         assessment: { unanalysable: '`eval` runs text assembled at run time' },
         config: config({
-          rules: [{ ...named, match: { command: 'eval*' }, signatures: ['cannot be analysed*'] }],
+          rules: [{ ...named, match: { command: 'eval "$X"' }, signatures: ['cannot be analysed*'] }],
         }),
       }),
     );
     expect(opaque).toMatchObject({ action: 'allow', rule: 'rules[0]' });
+  });
+
+  it('refuses a signature-lifting rule that is not one exact allow', () => {
+    for (const rule of [
+      { tool: 'exec', match: { command: 'rm -rf /srv/build/cache*' }, action: 'allow', signatures: ['x*'] },
+      { tool: 'exec', action: 'allow', signatures: ['x*'] },
+      { tool: 'ex*', match: { command: 'rm -rf /srv/x' }, action: 'allow', signatures: ['x*'] },
+      { tool: 'exec', match: { command: 'rm -rf /srv/x' }, action: 'ask', signatures: ['x*'] },
+    ]) {
+      expect(gateSectionSchema.safeParse({ rules: [rule] }).success, JSON.stringify(rule)).toBe(false);
+    }
+  });
+
+  it('a command glob covers at most the operators it spells out', () => {
+    const decide = (glob: string, command: string) =>
+      evaluatePolicy(
+        input({
+          tool: { name: 'exec', risk: 'sensitive' },
+          args: { command },
+          config: config({ rules: [{ tool: 'exec', match: { command: glob }, action: 'allow' }] }),
+        }),
+      ).rule;
+    expect(decide('npm test 2>&1 | tail*', 'npm test 2>&1 | tail -n 20')).toBe('rules[0]');
+    expect(decide('npm test 2>&1 | tail*', 'npm test 2>&1 | tail; cat ~/.ssh/id_rsa')).toBe('risk');
+    expect(decide('npm test 2>&1 | tail*', 'npm test 2>&1 | tail | sh')).toBe('risk');
+    expect(decide('git log * > /tmp/log.txt', 'git log --all; rm -rf x > /tmp/log.txt')).toBe('risk');
+    expect(decide('git log * > /tmp/log.txt', 'git log $(rm -rf ~) > /tmp/log.txt')).toBe('risk');
+  });
+
+  it('matches `path` on the resolved path and `program` on every program the command runs', () => {
+    const deny = config({
+      deny: [
+        { tool: 'write_file', match: { path: 'secrets/*' } },
+        { tool: 'exec', match: { program: 'curl' } },
+      ],
+    });
+    const write = (path: string, resolved: string) =>
+      evaluatePolicy(
+        input({
+          tool: { name: 'write_file', risk: 'moderate' },
+          args: { path },
+          assessment: { path: resolved },
+          config: deny,
+        }),
+      ).action;
+    for (const spelling of ['./secrets/key', 'x/../secrets/key', '/home/ann/.wren/workspace/secrets/key'])
+      expect(write(spelling, 'secrets/key'), spelling).toBe('deny');
+    expect(write('notes/key', 'notes/key')).toBe('allow');
+    const exec = (command: string, programs: string) =>
+      evaluatePolicy(
+        input({
+          tool: { name: 'exec', risk: 'sensitive' },
+          args: { command },
+          assessment: { target: programs },
+          config: deny,
+        }),
+      ).action;
+    expect(exec('\\curl https://x.example', 'curl')).toBe('deny');
+    expect(exec('git pull && command curl x', 'git+curl')).toBe('deny');
+    expect(exec('git pull', 'git')).toBe('ask');
   });
 
   it('never lets a command glob reach past a redirection, and harmless ones still match', () => {

@@ -53,24 +53,52 @@ function argText(value: unknown): string | undefined {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-/** Whether a matcher (tool-name glob + argument globs, all of which must match) covers this call. */
-export function matches(matcher: GateMatcher, tool: string, args: Record<string, unknown>): boolean {
+/**
+ * Whether a matcher (tool-name glob + argument globs, all of which must match) covers this call. Two
+ * argument names are read from the tool's assessment rather than the raw arguments: `path` is compared in
+ * its resolved, workspace-relative form when the tool reports one (so `./secrets/x`, `a/../secrets/x` or an
+ * absolute spelling cannot dodge `secrets/*`), and `program` (exec) matches when any program the command runs
+ * matches (so `\\rm` or `command curl` cannot dodge `{program: rm}`).
+ */
+export function matches(
+  matcher: GateMatcher,
+  tool: string,
+  args: Record<string, unknown>,
+  assessment: ToolAssessment = {},
+): boolean {
   if (!globMatch(matcher.tool, tool)) return false;
   return Object.entries(matcher.match).every(([name, glob]) => {
-    const text = argText(args[name]);
+    if (name === 'program' && args['program'] === undefined) {
+      const programs = assessment.target?.split('+').filter(Boolean) ?? [];
+      return programs.length > 0 && programs.some((program) => globMatch(glob, program));
+    }
+    const text = name === 'path' && assessment.path !== undefined ? assessment.path : argText(args[name]);
     if (text === undefined) return false;
     // A `command` glob never reaches past a shell operator or redirection it does not spell out itself: the
-    // rule `git status*` must not cover `git status; rm -rf ~` nor `git status > ~/.bashrc`.
-    if (name === 'command') {
-      const reach = withoutHarmlessRedirections(text);
-      if (SHELL_REACH.test(reach) && !SHELL_REACH.test(glob)) return false;
-    }
+    // rule `git status*` must not cover `git status; rm -rf ~` nor `git status > ~/.bashrc`, and a glob that
+    // spells one `|` covers commands with at most that one.
+    if (name === 'command' && !operatorsSpelledOut(withoutHarmlessRedirections(text), glob)) return false;
     return globMatch(glob, text);
   });
 }
 
-/** Operators that chain, substitute or redirect: `;`, `&`, `|`, backticks, newlines, `$(`, `<(`, `<`, `>`. */
-const SHELL_REACH = /[;&|`\n<>]|\$\(/;
+/** Operators that chain, substitute or redirect: `;`, `&`, `|`, backticks, newlines, `$(`, `<`, `>`. */
+const SHELL_OPERATOR = /[;&|`\n<>]|\$\(/g;
+
+function operatorCounts(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const [operator] of text.matchAll(SHELL_OPERATOR))
+    counts.set(operator, (counts.get(operator) ?? 0) + 1);
+  return counts;
+}
+
+/** Every operator of the command appears in the glob at least as often as in the command. */
+function operatorsSpelledOut(command: string, glob: string): boolean {
+  const spelled = operatorCounts(glob);
+  for (const [operator, count] of operatorCounts(command))
+    if ((spelled.get(operator) ?? 0) < count) return false;
+  return true;
+}
 
 /**
  * Redirections that write nowhere and read nothing (`2>&1`, `>/dev/null`, `2>/dev/null`, `&>/dev/null`):
@@ -121,7 +149,7 @@ function pipelineStart(input: PolicyInput): PolicyDecision & { explicit: boolean
     onceOnly: false,
     explicit,
   });
-  const denied = config.deny.findIndex((matcher) => matches(matcher, tool.name, args));
+  const denied = config.deny.findIndex((matcher) => matches(matcher, tool.name, args, input.assessment));
   if (denied >= 0) {
     return decided(
       'deny',
@@ -130,7 +158,7 @@ function pipelineStart(input: PolicyInput): PolicyDecision & { explicit: boolean
       true,
     );
   }
-  const ruled = config.rules.findIndex((rule) => matches(rule, tool.name, args));
+  const ruled = config.rules.findIndex((rule) => matches(rule, tool.name, args, input.assessment));
   if (ruled >= 0) {
     const action = config.rules[ruled]!.action;
     const reason =

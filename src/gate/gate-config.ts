@@ -56,12 +56,28 @@ const matcher = z.union([
   z.strictObject({ tool: nonEmpty, match: argGlobs.default({}) }),
 ]);
 
-const rule = z.strictObject({
-  tool: nonEmpty,
-  match: argGlobs.default({}),
-  action: z.enum(GATE_ACTIONS),
-  signatures: z.array(nonEmpty).optional(),
-});
+const GLOB_CHARACTERS = /[*?[\]{}!]/;
+
+const rule = z
+  .strictObject({
+    tool: nonEmpty,
+    match: argGlobs.default({}),
+    action: z.enum(GATE_ACTIONS),
+    signatures: z.array(nonEmpty).optional(),
+  })
+  .refine(
+    (value) =>
+      value.signatures === undefined ||
+      (value.action === 'allow' &&
+        !GLOB_CHARACTERS.test(value.tool) &&
+        Object.keys(value.match).length > 0 &&
+        Object.values(value.match).every((glob) => !GLOB_CHARACTERS.test(glob))),
+    {
+      message:
+        'a rule that lifts signatures must be an allow rule naming one exact call: a tool name and match values without * ? [ ] { } !',
+      path: ['signatures'],
+    },
+  );
 
 const seconds = z.preprocess(
   (value) => (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value),

@@ -116,3 +116,21 @@ export function shownPath(workspace: string, absolute: string): string {
   const plain = inside(workspace, absolute) ? displayPath(workspace, absolute) : absolute;
   return revealHiddenCharacters(plain, { singleLine: true });
 }
+
+/**
+ * A file tool's assessment of a path it would read: the resolved path as gate rules match it (relative to
+ * the workspace, absolute in an extra root), so `match: {path: "secrets/*"}` holds whatever the spelling.
+ * Nothing when the path cannot be resolved (the call then fails in `execute`).
+ */
+export async function assessPath(roots: string[], requested: string): Promise<{ path?: string }> {
+  try {
+    const resolved = await resolveInRoots(roots, requested);
+    return {
+      path: inside(resolved.workspace, resolved.path)
+        ? displayPath(resolved.workspace, resolved.path)
+        : resolved.path,
+    };
+  } catch {
+    return {};
+  }
+}

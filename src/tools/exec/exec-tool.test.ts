@@ -76,6 +76,19 @@ describe('exec', () => {
     expect(ok.isError).toBe(false);
   });
 
+  it('marks what a command fetched from the network as untrusted; local commands taint nothing', async () => {
+    const tool = createExecTool({ config: () => config({ sandbox: 'none' }) });
+    // Nothing listens on port 9: curl fails at once, but the call reached for the network all the same.
+    const fetched = await tool.execute(
+      { command: 'curl -s --max-time 2 http://127.0.0.1:9/ || true' },
+      ctx(),
+      signal(),
+    );
+    expect(fetched.taint).toBe('untrusted');
+    const local = await tool.execute({ command: 'echo hello | wc -c' }, ctx(), signal());
+    expect(local.taint).toBeUndefined();
+  });
+
   it('refuses a cwd outside the workspace and a missing folder', async () => {
     const tool = createExecTool({ config: () => config() });
     await expect(tool.execute({ command: 'ls', cwd: '..' }, ctx(), signal())).rejects.toThrow(

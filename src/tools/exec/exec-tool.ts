@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -109,7 +109,13 @@ export function createExecTool(options: ExecToolOptions): Tool {
       const sandbox = await sandboxFor(config);
       if (sandbox.refused) throw new ToolError(`The command was not run: ${sandbox.reason}`);
       const plain = [shell, '-c', args.command];
-      const plan = { workspace: ctx.workspace, cwd, home, hidden: options.protectedPaths?.() ?? [] };
+      const plan = {
+        workspace: ctx.workspace,
+        cwd,
+        home,
+        hidden: options.protectedPaths?.() ?? [],
+        ...resolvConf(),
+      };
       const argv =
         sandbox.mode === 'bwrap'
           ? ['bwrap', ...bwrapArguments({ ...plan, network: args.network === true }, plain)]
@@ -131,8 +137,15 @@ export function createExecTool(options: ExecToolOptions): Tool {
       );
       signal.throwIfAborted();
       const content = formatResult(result, { timeout, config, workspace: ctx.workspace });
+      // What a command fetched from the network is untrusted like a web page: the session is tainted, so a
+      // later call that sends data out asks (an injected instruction in a downloaded file cannot exfiltrate).
+      const reachedNetwork =
+        sandbox.mode === 'bwrap'
+          ? args.network === true
+          : analysis.network || analysis.hosts.length > 0 || args.network === true;
       return {
         content: options.redact ? options.redact(content) : content,
+        ...(reachedNetwork ? { taint: 'untrusted' as const } : {}),
         isError: result.timedOut || result.spawnError !== undefined || result.exitCode !== 0,
         details: {
           command: args.command,
@@ -149,6 +162,15 @@ export function createExecTool(options: ExecToolOptions): Tool {
       };
     },
   };
+}
+
+/** Where /etc/resolv.conf really is (often /run/systemd/resolve/…), for a sandbox that hides /run. */
+function resolvConf(): { resolvConf?: string } {
+  try {
+    return { resolvConf: realpathSync('/etc/resolv.conf') };
+  } catch {
+    return {};
+  }
 }
 
 function assessment(

@@ -54,9 +54,15 @@ describe('sandbox', () => {
     };
     const args = bwrapArguments(plan, ['/bin/bash', '-c', 'ls']);
     expect(args.join(' ')).toBe(
-      '--die-with-parent --new-session --unshare-all --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /h --tmpfs /h/.wren --bind /h/.wren/workspace /h/.wren/workspace --chdir /h/.wren/workspace/sub -- /bin/bash -c ls',
+      '--die-with-parent --new-session --unshare-all --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /run --tmpfs /h --tmpfs /h/.wren --bind /h/.wren/workspace /h/.wren/workspace --chdir /h/.wren/workspace/sub -- /bin/bash -c ls',
     );
     expect(bwrapArguments({ ...plan, network: true }, ['true'])).toContain('--share-net');
+    // With the network, a resolv.conf that lives under /run (systemd-resolved) is brought back, read-only.
+    const resolved = { ...plan, network: true, resolvConf: '/run/systemd/resolve/stub-resolv.conf' };
+    expect(bwrapArguments(resolved, ['true']).join(' ')).toContain(
+      '--tmpfs /run --ro-bind-try /run/systemd/resolve/stub-resolv.conf /run/systemd/resolve/stub-resolv.conf',
+    );
+    expect(bwrapArguments({ ...resolved, network: false }, ['true']).join(' ')).not.toContain('resolv');
   });
 
   it('probes: a missing bwrap is reported with what to do; the real one works or says why not', async () => {
@@ -98,7 +104,7 @@ describe('sandbox', () => {
 
 /** Writes inside and outside the workspace, reads a hidden file, tries the network. */
 const probeCommand = () =>
-  `echo inside > made.txt; echo x > ${base}/escape.txt; touch /usr/wren-sandbox-probe-${process.pid}; cat ${base}/home/secret.txt; curl -s -m 2 http://127.0.0.1:9 >/dev/null; echo net=$?`;
+  `echo inside > made.txt; echo x > ${base}/escape.txt; touch /usr/wren-sandbox-probe-${process.pid}; cat ${base}/home/secret.txt; curl -s -m 2 http://127.0.0.1:9 >/dev/null; echo net=$?; echo run=$(ls -A /run | wc -l)`;
 
 describe('exec in the sandbox', () => {
   it('auto without a usable sandbox runs the command unsandboxed', async () => {
@@ -149,6 +155,8 @@ describe('exec in the sandbox', () => {
       expect(result.content).toMatch(/Read-only file system/);
       expect(result.content).not.toContain('do not read');
       expect(result.content).toMatch(/net=[1-9]/);
+      // No host socket (D-Bus, docker, agents) is reachable: /run is empty inside.
+      expect(result.content).toMatch(/run=0\b/);
       expect(
         (await tool.assess!({ command: 'curl https://a.example', network: true }, ctx())).egress,
       ).toEqual({

@@ -8,17 +8,25 @@ export interface SandboxPlan {
   /** Folders hidden behind an empty tmpfs (e.g. Wren's home with its config and secrets). */
   hidden: readonly string[];
   network: boolean;
+  /** The real path of /etc/resolv.conf when it lives under /run (systemd-resolved): kept for `network`. */
+  resolvConf?: string;
 }
 
 /**
  * The bubblewrap arguments that run `argv` with the whole file system read-only, the home folder and
- * `hidden` folders replaced by empty ones (the workspace is mounted back inside), only the workspace writable, a private /tmp, new namespaces
- * (no network unless `plan.network`), and the sandbox ending with its parent. Pure.
+ * `hidden` folders replaced by empty ones (the workspace is mounted back inside), only the workspace
+ * writable, a private /tmp and /run (no host sockets), new namespaces (no network unless `plan.network`),
+ * and the sandbox ending with its parent. Pure.
  */
 export function bwrapArguments(plan: SandboxPlan, argv: readonly string[]): string[] {
   const args = ['--die-with-parent', '--new-session', '--unshare-all'];
   if (plan.network) args.push('--share-net');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
+  // /run holds the host's unix sockets (the D-Bus session bus that can start systemd units, docker.sock,
+  // agents); a socket needs no write access to be used, so the read-only bind alone would leave them open.
+  args.push('--tmpfs', '/run');
+  if (plan.network && plan.resolvConf?.startsWith('/run/'))
+    args.push('--ro-bind-try', plan.resolvConf, plan.resolvConf);
   for (const folder of new Set([plan.home, ...plan.hidden])) {
     if (folder === '/' || folder === plan.workspace) continue;
     args.push('--tmpfs', folder);

@@ -1,10 +1,13 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 
 /** The SIGKILL rounds give up after this long (a process that cannot be killed, e.g. stuck in the kernel). */
 const KILL_ROUNDS_MS = 5000;
 /** `/proc/<pid>/environ` exists (Linux): marked processes can be found; elsewhere only the group is killed. */
 const CAN_SCAN = existsSync('/proc/self/environ');
+/** /proc entries read at once while scanning. */
+const SCAN_BATCH = 64;
 
 /**
  * Stops a run: SIGTERM to its process group and to every process carrying `marker`, then, after `graceMs`
@@ -14,20 +17,20 @@ const CAN_SCAN = existsSync('/proc/self/environ');
 export async function stopRun(group: number | undefined, marker: string, graceMs: number): Promise<void> {
   if (group === undefined) return;
   const needle = Buffer.from(`${marker}\0`);
-  const scan = () => (CAN_SCAN ? runProcesses(group, needle) : []);
+  const scan = async () => (CAN_SCAN ? runProcesses(group, needle) : []);
   const done = (pids: readonly number[]) => (CAN_SCAN ? pids.length === 0 : !groupAlive(group));
-  let pids = scan();
+  let pids = await scan();
   signalAll(group, pids, 'SIGTERM');
   const graceEnd = Date.now() + graceMs;
   while (!done(pids) && Date.now() < graceEnd) {
     await delay(20);
-    pids = scan();
+    pids = await scan();
   }
   const killEnd = Date.now() + KILL_ROUNDS_MS;
   while (!done(pids) && Date.now() < killEnd) {
     signalAll(group, pids, 'SIGKILL');
     await delay(10);
-    pids = scan();
+    pids = await scan();
   }
 }
 
@@ -53,28 +56,32 @@ function groupAlive(group: number): boolean {
 
 /**
  * Live processes (zombies excluded) in process group `group` or whose environment holds `needle`, from
- * `/proc`. Processes of other users, and those gone mid-scan, are skipped.
+ * `/proc`. Processes of other users, and those gone mid-scan, are skipped. Asynchronous and in batches:
+ * a run that left thousands of processes must not stall Wren's event loop while they are found.
  */
-function runProcesses(group: number, needle: Buffer): number[] {
-  const found: number[] = [];
+async function runProcesses(group: number, needle: Buffer): Promise<number[]> {
   let entries: string[];
   try {
-    entries = readdirSync('/proc');
+    entries = (await readdir('/proc')).filter(
+      (entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid,
+    );
   } catch {
-    return found;
+    return [];
   }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+  const found: number[] = [];
+  const check = async (entry: string) => {
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const stat = await readFile(`/proc/${entry}/stat`, 'latin1');
       // After the `(comm)` field, which may contain spaces: state, ppid, pgrp …
       const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (state === 'Z' || state === 'X') continue;
-      if (Number(pgrp) === group || readFileSync(`/proc/${entry}/environ`).includes(needle))
+      if (state === 'Z' || state === 'X') return;
+      if (Number(pgrp) === group || (await readFile(`/proc/${entry}/environ`)).includes(needle))
         found.push(Number(entry));
     } catch {
       // Gone, or not readable.
     }
-  }
+  };
+  for (let index = 0; index < entries.length; index += SCAN_BATCH)
+    await Promise.all(entries.slice(index, index + SCAN_BATCH).map(check));
   return found;
 }

@@ -6,7 +6,7 @@ import { revealHiddenCharacters } from '../../util/hidden-characters.js';
 import { type OpenedFolder, openFolder } from '../open-folder.js';
 import { PathError } from '../path-error.js';
 import { toolSchema } from '../tool-schema.js';
-import { type ResolvedPath, resolveInRoots, shownPath } from '../workspace-path.js';
+import { assessPath, type ResolvedPath, resolveInRoots, shownPath } from '../workspace-path.js';
 
 export const LIST_CAP_ENTRIES = 500;
 
@@ -41,6 +41,7 @@ export function createListDirTool(roots: () => string[]): Tool {
     parameters: toolSchema(parameters),
     risk: 'safe',
     core: true,
+    assess: (raw) => assessPath(roots(), String(raw['path'] ?? '.')),
     async execute(raw, _ctx, signal) {
       const args = parameters.parse(raw);
       const requested = args.path ?? '.';

@@ -4,7 +4,13 @@ import { type Tool, ToolError } from '../../agent/tool.js';
 import { openFileForRead } from '../open-file-for-read.js';
 import { PathError } from '../path-error.js';
 import { toolSchema } from '../tool-schema.js';
-import { insideWorkspace, type ResolvedPath, resolveInRoots, shownPath } from '../workspace-path.js';
+import {
+  assessPath,
+  insideWorkspace,
+  type ResolvedPath,
+  resolveInRoots,
+  shownPath,
+} from '../workspace-path.js';
 import { isPdf, PDF_CAP_BYTES, pdfText } from './pdf-text.js';
 
 /** The most characters one read returns; longer files are paged with offset/limit. */
@@ -79,6 +85,7 @@ export function createReadFileTool(
     parameters: toolSchema(parameters),
     risk: 'safe',
     core: true,
+    assess: (raw) => assessPath(roots(), String(raw['path'] ?? '.')),
     async execute(raw, _ctx, signal) {
       const args = parameters.parse(raw);
       const resolved = await resolveInRoots(roots(), args.path);

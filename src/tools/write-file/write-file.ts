@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { type Tool, type ToolAssessment, ToolError } from '../../agent/tool.js';
 import { writeFileAtomicAsync } from '../atomic-write.js';
@@ -33,10 +35,27 @@ export async function assessFileWrite(roots: string[], requested: string): Promi
   const folder = shown.includes('/') ? `${shown.slice(0, shown.lastIndexOf('/') + 1)}` : './';
   const signatures: string[] = [];
   if (/(^|\/)\.git\/hooks\//.test(shown)) signatures.push('writes a git hook (runs on git commands)');
+  // A git config (or a `.git` file naming another git folder) can make the next `git status` run a program.
+  else if (
+    /(^|\/)\.git(\/|$)/.test(shown) ||
+    (/(^|\/)(config|HEAD)$/.test(shown) && (await looksLikeGitFolder(resolved.path)))
+  )
+    signatures.push(`changes git's own files (${shown})`);
   if (shown.startsWith('../') || shown.startsWith('/')) signatures.push('writes outside the workspace');
   // These files become part of every system prompt: a prompt-injected write would persist.
   if (INSTRUCTION_FILES.test(shown)) signatures.push(`changes Wren's own instructions (${shown})`);
-  return { target: folder, ...(signatures.length > 0 ? { signatures } : {}) };
+  return { target: folder, path: shown, ...(signatures.length > 0 ? { signatures } : {}) };
+}
+
+/** Whether the folder of `path` is (or will look like) a bare git folder: it holds HEAD and config or objects/. */
+async function looksLikeGitFolder(path: string): Promise<boolean> {
+  const folder = dirname(path);
+  const has = (name: string) =>
+    stat(join(folder, name)).then(
+      () => true,
+      () => false,
+    );
+  return (await has('HEAD')) || ((await has('objects')) && (await has('refs')));
 }
 
 /**
