@@ -83,6 +83,7 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
     store: app.sessions,
     verifyToken: (presented) =>
       (record !== undefined && isLocalToken(record, presented)) || (verify?.(presented) ?? false),
+    isLocalToken: (presented) => record !== undefined && isLocalToken(record, presented),
     gate: app.gate,
     fileRoots: app.fileRoots,
     subagents: app.subagents,

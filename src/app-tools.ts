@@ -3,6 +3,7 @@ import type { ToolRegistry } from './agent/tool-registry.js';
 import type { WrenConfig } from './config/wren-config.js';
 import { GroupedToolRegistry } from './mcp/grouped-tool-registry.js';
 import { createExecTool } from './tools/exec/exec-tool.js';
+import { runMarkerPrefix } from './tools/exec/sweep-orphans.js';
 import { createFileTools } from './tools/file-tools.js';
 import { createWebTools } from './tools/net/web-tools.js';
 import { readDotEnv } from './util/interpolate.js';
@@ -70,6 +71,7 @@ export function createBuiltInRegistry(
         protectedPaths: () => [home],
         ...(options.env ? { env: options.env } : {}),
         ...(options.redact ? { redact: options.redact } : {}),
+        markerPrefix: runMarkerPrefix(home),
       }),
     );
   }

@@ -26,6 +26,7 @@ import { openDatabase } from './store/open-database.js';
 import { SettingsRepository } from './store/settings-repository.js';
 import { SqliteSessionStore } from './store/sqlite-session-store.js';
 import { recordUsage, usageTotals } from './store/usage-repository.js';
+import { sweepOrphans } from './tools/exec/sweep-orphans.js';
 import { createMessageTools } from './tools/message/message-tools.js';
 import { createSpawnTool, createSubagentsCommand } from './tools/spawn/spawn-tool.js';
 import { SubagentManager } from './tools/spawn/subagent-manager.js';
@@ -260,6 +261,12 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     onError: (error) => logger.error({ err: error }, 'turn failed'),
   });
   runtime.start();
+  // Commands a crashed Wren of this home left running (no sandbox to end them) are stopped now.
+  void sweepOrphans(home)
+    .then((pids) => {
+      if (pids.length > 0) logger.warn({ pids }, 'stopped commands a previous Wren run left behind');
+    })
+    .catch((error: unknown) => logger.warn({ err: error }, 'could not look for leftover commands'));
   void memory.start().catch((error: unknown) => logger.error({ err: error }, 'memory start failed'));
   const mcp = createMcpManager({
     home,
@@ -292,6 +299,9 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
           context = contextFor(next);
           if (gatewayChanged) logger.warn('gateway settings changed; they apply at the next `wren start`');
           logger.info({ models: endpoints.map((endpoint) => endpoint.name) }, 'config reloaded');
+        },
+        onValid: () => {
+          configError = undefined;
         },
         onError: (error) => {
           configError = error.message;

@@ -140,6 +140,16 @@ export class AgentRuntime {
       this.reply(message, message.sessionId ?? '', unknown, 'notice');
       return;
     }
+    if (command === '/exit' || command === '/quit') {
+      // The terminal chat handles these itself; anywhere else there is nothing to leave.
+      this.reply(
+        message,
+        message.sessionId ?? '',
+        `${command} leaves the terminal chat; here there is nothing to leave.`,
+        'notice',
+      );
+      return;
+    }
     if (this.closing) {
       this.reply(message, message.sessionId ?? '', SHUTTING_DOWN, 'error');
       return;

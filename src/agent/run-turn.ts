@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type {
   ChatMessage,
   ChatModel,
@@ -201,6 +202,8 @@ async function runCalls(
 ): Promise<{ messages: ProducedMessage[]; repeated?: string }> {
   let repeated: string | undefined;
   const slots = new Semaphore(options.maxParallelTools ?? DEFAULT_PARALLEL_TOOLS);
+  // Every call waiting for a slot listens to the turn's signal: up to MAX_CALLS_PER_ROUND at once is expected.
+  setMaxListeners(MAX_CALLS_PER_ROUND * 2 + 16, options.signal);
   const refused = (call: ToolCall, content: string) => ({
     call,
     result: { content, isError: true } satisfies ToolResult,

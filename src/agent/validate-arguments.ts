@@ -1,6 +1,9 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { nestsDeeperThan } from '../llm/json-depth.js';
 import type { JsonSchema } from '../llm/types.js';
+
+export { nestsDeeperThan } from '../llm/json-depth.js';
 
 export type ArgumentCheck = { ok: true; args: Record<string, unknown> } | { ok: false; error: string };
 
@@ -8,27 +11,6 @@ export type ArgumentCheck = { ok: true; args: Record<string, unknown> } | { ok: 
 export const MAX_ARGUMENT_CHARS = 512 * 1024;
 /** Arrays and objects nested deeper than this are refused before parsing (recursive code downstream). */
 export const MAX_ARGUMENT_DEPTH = 64;
-
-/**
- * Whether JSON text nests arrays/objects deeper than `max`, by one linear scan that skips strings. JSON.parse
- * accepts 200,000 levels, but every recursive walk after it (validation, redaction, JSON.stringify) would
- * overflow the stack; checking the text first keeps that from ever being built.
- */
-export function nestsDeeperThan(raw: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let index = 0; index < raw.length; index++) {
-    const char = raw.charCodeAt(index);
-    if (inString) {
-      if (char === 92 /* backslash */) index++;
-      else if (char === 34 /* " */) inString = false;
-    } else if (char === 34) inString = true;
-    else if (char === 91 /* [ */ || char === 123 /* { */) {
-      if (++depth > max) return true;
-    } else if (char === 93 /* ] */ || char === 125 /* } */) depth--;
-  }
-  return false;
-}
 
 const options = { strict: false, allErrors: true, coerceTypes: false, useDefaults: true } as const;
 let draft7: Ajv | undefined;

@@ -16,7 +16,7 @@ export type GatewayLookup =
   /** No `gateway.json`, or its process is gone: no gateway runs for this home. */
   | { state: 'none' }
   /** The recorded process lives, but what answers at its URL is not it (or does not answer). */
-  | { state: 'unverified'; url: string; reason: string };
+  | { state: 'unverified'; url: string; pid: number; reason: string };
 
 const HEALTH_TIMEOUT_MS = 2000;
 
@@ -41,10 +41,15 @@ export async function findGateway(home: string): Promise<GatewayLookup> {
       error instanceof Error && error.name === 'TimeoutError'
         ? 'it did not answer in time'
         : 'nothing answers there';
-    return { state: 'unverified', url: record.url, reason };
+    return { state: 'unverified', url: record.url, pid: record.pid, reason };
   }
   if (!provesRecord(record, nonce, proof)) {
-    return { state: 'unverified', url: record.url, reason: 'what answers there is not this home’s gateway' };
+    return {
+      state: 'unverified',
+      url: record.url,
+      pid: record.pid,
+      reason: 'what answers there is not this home’s gateway',
+    };
   }
   return {
     state: 'running',

@@ -1,5 +1,11 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
-import type { AgentEvent, ApprovalAnswerResult, ApprovalEvent, OutboundMessage } from '../bus/messages.js';
+import type {
+  AgentEvent,
+  ApprovalAnswerResult,
+  ApprovalEvent,
+  InboundMessage,
+  OutboundMessage,
+} from '../bus/messages.js';
 import type { ChatBus } from './chat-bus.js';
 import type { GatewayLink } from './gateway-client.js';
 
@@ -62,12 +68,18 @@ function agentEvent(
 
 /**
  * The terminal chat's bus when `wren start` already runs for the home: each message is a streamed
- * `POST /api/chat` on the terminal's conversation; approvals and what Wren sends on its own arrive on one
- * `GET /api/events?channel=cli` stream, opened while someone listens; answers go to `POST /api/approvals`.
- * The same sessions, MCP servers and gate as the gateway's: nothing runs in this process.
+ * `POST /api/chat` (the interactive terminal's conversation, or the one-shot run's own session); approvals
+ * and what Wren sends on its own arrive on one `GET /api/events?channel=cli` stream, opened while someone
+ * listens; answers go to `POST /api/approvals`. The same sessions, MCP servers and gate as the gateway's:
+ * nothing runs in this process. When the gateway restarts (a new local token), the link is looked up again
+ * through `gateway.json`; when it is gone, a message gets an error reply saying so, never a crash.
  */
-export function createRemoteChatBus(link: GatewayLink): ChatBus {
-  const headers = { authorization: `Bearer ${link.token}` };
+export function createRemoteChatBus(
+  initial: GatewayLink,
+  relink: () => Promise<GatewayLink | undefined> = async () => undefined,
+): ChatBus {
+  let link = initial;
+  const auth = () => ({ authorization: `Bearer ${link.token}` });
   const approvalListeners = new Set<(event: ApprovalEvent) => void>();
   const outboundListeners = new Set<(message: OutboundMessage) => void>();
   let events: AbortController | undefined;
@@ -85,17 +97,7 @@ export function createRemoteChatBus(link: GatewayLink): ChatBus {
       const resolved = JSON.parse(event.data) as ApprovalEvent;
       for (const listener of approvalListeners) listener(resolved);
     } else if (event.event === 'message') {
-      const data = JSON.parse(event.data) as Record<string, unknown>;
-      const message: OutboundMessage = {
-        channel: String(data['channel'] ?? 'cli'),
-        chatId: String(data['chat'] ?? 'terminal'),
-        replyTo: String(data['replyTo'] ?? ''),
-        sessionId: String(data['session'] ?? ''),
-        text: String(data['text'] ?? ''),
-        kind: (data['kind'] as OutboundMessage['kind']) ?? 'message',
-        usage: ZERO,
-      };
-      for (const listener of outboundListeners) listener(message);
+      for (const listener of outboundListeners) listener(outboundOf(JSON.parse(event.data)));
     }
   };
   const listen = () => {
@@ -106,7 +108,7 @@ export function createRemoteChatBus(link: GatewayLink): ChatBus {
     ready = new Promise<void>((resolve) => {
       isReady = resolve;
     });
-    void fetch(`${link.url}/api/events?channel=cli`, { headers, signal: controller.signal })
+    void fetch(`${link.url}/api/events?channel=cli`, { headers: auth(), signal: controller.signal })
       .then((response) =>
         readEvents(
           response,
@@ -115,75 +117,115 @@ export function createRemoteChatBus(link: GatewayLink): ChatBus {
         ),
       )
       .catch(() => {})
-      .finally(() => isReady());
+      .finally(() => {
+        isReady();
+        // The stream ended on its own (the gateway stopped): the next request or relink reopens it.
+        if (events === controller) events = undefined;
+      });
   };
   const unlisten = () => {
     if (approvalListeners.size + outboundListeners.size > 0) return;
     events?.abort();
     events = undefined;
   };
+  /** Looks the gateway up again (it restarted: new address or token); true when there is one. */
+  const refresh = async () => {
+    const next = await relink();
+    if (!next) return false;
+    link = next;
+    events?.abort();
+    events = undefined;
+    listen();
+    return true;
+  };
+  const failed = (message: InboundMessage, text: string): OutboundMessage => ({
+    ...replyBase(message),
+    sessionId: message.sessionId ?? '',
+    text,
+    kind: 'error',
+    usage: ZERO,
+  });
+
+  const send = async (
+    message: InboundMessage,
+    onEvent: ((event: AgentEvent) => void) | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<OutboundMessage | 'unauthorized'> => {
+    listen();
+    await ready;
+    const terminal = message.chatId === 'terminal';
+    const response = await fetch(`${link.url}/api/chat`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({
+        message: message.text,
+        terminal,
+        interactive: message.interactive === true,
+        ...(message.sessionId ? { session: message.sessionId } : {}),
+      }),
+      ...(signal ? { signal } : {}),
+    });
+    if (response.status === 401) return 'unauthorized';
+    if (!response.ok) {
+      const body = (await response.json().catch(() => ({}))) as { error?: { message?: string } };
+      return failed(message, body.error?.message ?? `the gateway answered ${response.status}`);
+    }
+    let final: OutboundMessage | undefined;
+    const base = { sessionId: message.sessionId ?? '', replyTo: message.id };
+    await readEvents(
+      response,
+      (event) => {
+        if (event.event === 'done' || event.event === 'error') {
+          final = finalOf(message, event);
+          return;
+        }
+        const converted = agentEvent(event, base);
+        if (converted) onEvent?.(converted);
+      },
+      signal,
+    );
+    return final ?? failed(message, 'The gateway closed the connection before the reply was complete.');
+  };
 
   return {
     async request(message, onEvent, signal) {
-      await ready;
-      const response = await fetch(`${link.url}/api/chat`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', accept: 'text/event-stream' },
-        body: JSON.stringify({
-          message: message.text,
-          terminal: true,
-          interactive: message.interactive === true,
-          ...(message.sessionId ? { session: message.sessionId } : {}),
-        }),
-        ...(signal ? { signal } : {}),
-      });
-      const base = { sessionId: message.sessionId ?? '', replyTo: message.id };
-      if (!response.ok) {
-        const body = (await response.json().catch(() => ({}))) as { error?: { message?: string } };
-        const text = body.error?.message ?? `the gateway answered ${response.status}`;
-        return { channel: 'cli', chatId: 'terminal', ...base, text, kind: 'error', usage: ZERO };
-      }
-      let final: OutboundMessage | undefined;
-      await readEvents(
-        response,
-        (event) => {
-          if (event.event === 'done' || event.event === 'error') {
-            const data = JSON.parse(event.data) as Record<string, unknown>;
-            final = {
-              channel: 'cli',
-              chatId: 'terminal',
-              replyTo: message.id,
-              sessionId: String(data['session'] ?? ''),
-              text: String(data['reply'] ?? ''),
-              kind:
-                (data['kind'] as OutboundMessage['kind']) ?? (event.event === 'error' ? 'error' : 'reply'),
-              usage: (data['usage'] as OutboundMessage['usage']) ?? ZERO,
-              ...(typeof data['notice'] === 'string' ? { notice: data['notice'] } : {}),
-            };
-            return;
-          }
-          const converted = agentEvent(event, base);
-          if (converted) onEvent?.(converted);
-        },
-        signal,
-      );
-      return (
-        final ?? {
-          channel: 'cli',
-          chatId: 'terminal',
-          ...base,
-          text: 'The gateway closed the connection before the reply was complete.',
-          kind: 'error',
-          usage: ZERO,
+      for (let attempt = 0; ; attempt++) {
+        let outcome: OutboundMessage | 'unauthorized';
+        try {
+          outcome = await send(message, onEvent, signal);
+        } catch (error) {
+          if (signal?.aborted) return failed(message, 'Stopped.');
+          // Refused before anything was sent (the gateway is down or restarting): look it up once more.
+          const refused = (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
+          if (refused && attempt === 0 && (await refresh())) continue;
+          return failed(
+            message,
+            `The gateway at ${link.url} stopped answering (${(error as Error).message}). Start it again with \`wren start\`, then leave and run \`wren chat\` again.`,
+          );
         }
-      );
+        if (outcome !== 'unauthorized') return outcome;
+        if (attempt === 0 && (await refresh())) continue;
+        return failed(
+          message,
+          'The gateway no longer accepts this chat (it was restarted); leave and run `wren chat` again.',
+        );
+      }
     },
     async answerApproval(answer) {
-      const response = await fetch(`${link.url}/api/approvals/${encodeURIComponent(answer.id)}`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ answer: answer.choice }),
-      });
+      let response: Response;
+      try {
+        response = await fetch(`${link.url}/api/approvals/${encodeURIComponent(answer.id)}`, {
+          method: 'POST',
+          headers: { ...auth(), 'content-type': 'application/json' },
+          body: JSON.stringify({ answer: answer.choice }),
+        });
+      } catch (error) {
+        return {
+          ok: false,
+          code: 'no_gate',
+          message: `the gateway stopped answering (${(error as Error).message})`,
+        };
+      }
       if (response.ok) return { ok: true };
       const body = (await response.json().catch(() => ({}))) as {
         error?: { code?: string; message?: string };
@@ -210,5 +252,35 @@ export function createRemoteChatBus(link: GatewayLink): ChatBus {
         unlisten();
       };
     },
+  };
+}
+
+function replyBase(message: InboundMessage) {
+  return { channel: message.channel, chatId: message.chatId, replyTo: message.id };
+}
+
+/** The `done`/`error` event of a chat stream as the reply. */
+function finalOf(message: InboundMessage, event: ServerEvent): OutboundMessage {
+  const data = JSON.parse(event.data) as Record<string, unknown>;
+  return {
+    ...replyBase(message),
+    sessionId: String(data['session'] ?? ''),
+    text: String(data['reply'] ?? ''),
+    kind: (data['kind'] as OutboundMessage['kind']) ?? (event.event === 'error' ? 'error' : 'reply'),
+    usage: (data['usage'] as OutboundMessage['usage']) ?? ZERO,
+    ...(typeof data['notice'] === 'string' ? { notice: data['notice'] } : {}),
+  };
+}
+
+/** A `message` event of /api/events as the terminal's OutboundMessage. */
+function outboundOf(data: Record<string, unknown>): OutboundMessage {
+  return {
+    channel: String(data['channel'] ?? 'cli'),
+    chatId: String(data['chat'] ?? 'terminal'),
+    replyTo: String(data['replyTo'] ?? ''),
+    sessionId: String(data['session'] ?? ''),
+    text: String(data['text'] ?? ''),
+    kind: (data['kind'] as OutboundMessage['kind']) ?? 'message',
+    usage: ZERO,
   };
 }

@@ -78,6 +78,25 @@ describe('watchConfig', () => {
     expect(changes).toHaveLength(1);
   });
 
+  it('says a file is valid again even when it is back to the config in force (a reverted typo)', async () => {
+    writeConfig('gateway:\n  port: 1000\n');
+    let valid = 0;
+    watcher = watchConfig(home, {
+      env: {},
+      debounceMs: 20,
+      onChange: (config) => changes.push(config),
+      onError: (error) => errors.push(error),
+      onValid: () => {
+        valid++;
+      },
+    });
+    writeConfig('gateway:\n  prot: 1000\n');
+    await waitFor(() => errors[0]);
+    writeConfig('gateway:\n  port: 1000\n');
+    await waitFor(() => (valid > 0 ? true : undefined));
+    expect(changes).toEqual([]);
+  });
+
   it('reacts to .env changes', async () => {
     writeFileSync(join(home, '.env'), 'TOKEN=first\n');
     writeConfig('gateway:\n  token: ${TOKEN}\n');

@@ -10,6 +10,8 @@ export interface WatchConfigOptions {
   onChange(config: WrenConfig): void;
   /** Called when an edit is invalid (a ConfigError: the last good config stays in force) or watching fails. */
   onError(error: Error): void;
+  /** Called after every reload that found a valid file, changed or not (clears a shown error). */
+  onValid?(): void;
   /** Quiet period after the last file event before reloading; default 300 ms. */
   debounceMs?: number;
   /** Environment for `${VAR}` (default `process.env`); read again on every reload. */
@@ -50,6 +52,7 @@ export function watchConfig(home: string, options: WatchConfigOptions): ConfigWa
     if (closed) return;
     try {
       const next = load();
+      options.onValid?.();
       const text = JSON.stringify(next);
       if (text === snapshot) return;
       current = next;

@@ -32,6 +32,8 @@ export interface GatewayOptions {
   allowedHosts?: () => ReadonlySet<string>;
   /** Failed-token rate limiting (default: 10 per address per minute). */
   limiter?: AuthLimiter;
+  /** Local commands' token (see gateway.json): accepted even while its address is rate-limited. */
+  isLocalToken?: (token: string) => boolean;
   /**
    * The secret of this gateway run, kept in the home's `gateway.json`: `GET /api/health?challenge=X` answers
    * with `proof = HMAC-SHA256(secret, X)`, so a CLI can tell this home's gateway from whatever else answers on
@@ -72,7 +74,10 @@ export function createGateway(options: GatewayOptions): Hono {
     });
   });
 
-  app.use('/api/*', tokenAuth(options.verifyToken, options.limiter ?? new AuthLimiter()));
+  app.use(
+    '/api/*',
+    tokenAuth(options.verifyToken, options.limiter ?? new AuthLimiter(), options.isLocalToken),
+  );
 
   app.get('/api/status', (c) => c.json(options.status()));
 

@@ -50,6 +50,21 @@ describe('failed token attempts', () => {
     expect((await status(app, TOKEN)).status).toBe(200);
   });
 
+  it('a local process flooding wrong tokens cannot lock the owner’s local commands out', async () => {
+    const app = createGateway({
+      bus: new MessageBus(),
+      store: new MemorySessionStore(),
+      verifyToken: (token) => token === TOKEN || token === 'wren_local_abc',
+      isLocalToken: (token) => token === 'wren_local_abc',
+      status: () => ({ up: true }),
+      version: '1.0.0',
+      startedAt: 0,
+    });
+    for (let attempt = 0; attempt < 20; attempt++) await status(app, 'wrong');
+    expect((await status(app, TOKEN)).status).toBe(429);
+    expect((await status(app, 'wren_local_abc')).status).toBe(200);
+  });
+
   it('a success clears the count; a malformed header counts as a failure', async () => {
     const app = gateway();
     for (let attempt = 0; attempt < 9; attempt++) await status(app, 'wrong');
@@ -100,6 +115,7 @@ describe('Host and Origin', () => {
       'wren.example',
       'wren.home.arpa',
     ]);
+    expect(allowedHostnames('127.0.0.2', []).has('127.0.0.2')).toBe(true);
     expect(hostnameOf('user@evil.example')).toBeUndefined();
     expect(hostnameOf('[::1]:7777')).toBe('::1');
   });

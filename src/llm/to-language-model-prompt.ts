@@ -11,6 +11,7 @@ import type {
   LanguageModelV3TextPart,
   LanguageModelV3ToolCallPart,
 } from '@ai-sdk/provider';
+import { nestsDeeperThan } from './json-depth.js';
 import type { ChatMessage, ModelRequest, ToolDefinition } from './types.js';
 
 export interface PromptOptions {
@@ -113,9 +114,15 @@ function toMessage(message: ChatMessage, vision: boolean): LanguageModelV3Messag
 
 /**
  * Tool-call parts carry a JSON object; providers re-serialise it. Arguments the model produced that are not
- * a JSON object (truncated or malformed output) are replayed as `{}`: the tool result already told the model.
+ * a JSON object (truncated or malformed output), or nest too deep, are replayed as `{}`: the tool result
+ * already told the model.
  */
+const MAX_REPLAYED_ARGUMENT_CHARS = 512 * 1024;
+
 function parseArguments(raw: string): JSONObject {
+  // The loop refused such arguments without parsing them; a 200,000-deep object would overflow the stack
+  // of every JSON.stringify the SDK does, and huge ones would fill the window.
+  if (raw.length > MAX_REPLAYED_ARGUMENT_CHARS || nestsDeeperThan(raw, 64)) return {};
   try {
     const value: unknown = JSON.parse(raw);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JSONObject) : {};

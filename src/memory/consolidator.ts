@@ -408,13 +408,16 @@ function isFinalAnswer(stored: StoredMessage): boolean {
   return stored.message.role === 'assistant' && !stored.message.toolCalls?.length;
 }
 
+/** Heads the list of MEMORY.md edits held back in a HISTORY.md entry (memory_search treats it as untrusted). */
+export const HELD_FACTS = 'Not saved to MEMORY.md';
+
 /** A HISTORY.md entry that also lists the MEMORY.md edits held back because the chunk read untrusted content. */
 function withHeldFacts(entry: string, add: string[], remove: string[]): string {
   if (add.length + remove.length === 0) return entry;
   const lines = [
     entry,
     '',
-    'Not saved to MEMORY.md (this part of the conversation read untrusted content; add what is true by hand):',
+    `${HELD_FACTS} (this part of the conversation read untrusted content; add what is true by hand):`,
     ...add.map((fact) => `- would add: ${fact}`),
     ...remove.map((fact) => `- would remove: ${fact}`),
   ];

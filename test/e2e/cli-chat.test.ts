@@ -70,6 +70,20 @@ describe('wren chat -m', () => {
     expect(sent).toContain('first answer');
   });
 
+  // Gemini's wire carries arguments as a JSON object, not text: such a call cannot even be encoded there.
+  for (const protocol of ['openai', 'anthropic'] as const) {
+    it(`answers a turn whose tool call nests 200,000 levels deep with a tool error, not a crash (${protocol})`, async () => {
+      const home = makeHome(config(protocol));
+      const deep = `{"path": ${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+      llm.script({ toolCalls: [{ name: 'read_file', arguments: deep }] }, { text: 'that call was refused' });
+      const result = await runCli(['chat', '-m', 'go'], env(home, protocol));
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toBe('that call was refused\n');
+      expect(result.code).toBe(0);
+      expect(JSON.stringify(llm.lastRequest?.body)).toContain('more than 64 levels deep');
+    });
+  }
+
   it('runs a tool round trip against the workspace', async () => {
     const home = makeHome(config());
     const first = await runCli(['chat', '-m', 'warm up'], env(home));

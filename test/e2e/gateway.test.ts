@@ -197,6 +197,19 @@ describe('wren start (HTTP gateway)', () => {
     expect(after.status).toBe(200);
     expect(llm.lastRequest?.model).toBe('model-c');
     await waitFor(() => readFileSync(join(home, 'logs', 'wren.log'), 'utf8').includes('bogus_section'));
+    // Printed where the gateway runs, and shown by `wren status` with the gateway's state.
+    await waitFor(() => wren.stderr().includes('config edit rejected'));
+    expect(wren.stderr()).toMatch(/bogus_section: unknown key/);
+    const broken = await runCli(['status'], env(home));
+    expect(broken.code).toBe(2);
+    expect(broken.stdout).toMatch(/gateway {3}running at http/);
+    expect(broken.stdout).toMatch(/config {4}INVALID.*bogus_section/);
+    // Reverted to the config in force: valid again, nothing left to report.
+    writeFileSync(path, readFileSync(path, 'utf8').replace('\nbogus_section: 1\n', '\n'));
+    await waitFor(async () => {
+      const fixed = await runCli(['status'], env(home));
+      return fixed.code === 0 && !fixed.stdout.includes('REJECTED');
+    });
   });
 
   it('refuses a second start on the same home', async () => {

@@ -1,13 +1,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const CLI = resolve('dist/cli/main.js');
 
-/** A fresh WREN_HOME in a temp folder with the given config.yaml (and optional .env). */
+/** Temp folders made by makeHome, removed when the test process ends. */
+const made: string[] = [];
+process.once('exit', () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh WREN_HOME in a temp folder with the given config.yaml (and optional .env); removed at exit. */
 export function makeHome(config: string, dotEnv?: string): string {
-  const home = join(mkdtempSync(join(tmpdir(), 'wren-e2e-')), 'home');
+  const root = mkdtempSync(join(tmpdir(), 'wren-e2e-'));
+  made.push(root);
+  const home = join(root, 'home');
   mkdirSync(home, { mode: 0o700 });
   writeFileSync(join(home, 'config.yaml'), config, { mode: 0o600 });
   if (dotEnv !== undefined) writeFileSync(join(home, '.env'), dotEnv, { mode: 0o600 });

@@ -34,15 +34,21 @@ export async function runChat(options: ChatOptions): Promise<number> {
   }
   const gateway = await findGateway(home);
   if (gateway.state === 'running') return attached(gateway.link, options);
-  if (gateway.state === 'unverified')
+  if (gateway.state === 'unverified') {
+    // A Wren process of this home is alive: a second one here would run the same MCP servers and sessions.
     process.stderr.write(
-      `wren: a gateway was recorded at ${gateway.url}, but ${gateway.reason}; running here instead\n`,
+      `wren: the gateway of this home (pid ${gateway.pid}) is recorded at ${gateway.url}, but ${gateway.reason}; wait for it, or stop it (kill ${gateway.pid}) and try again\n`,
     );
+    return EXIT.failed;
+  }
   return inProcess(options);
 }
 
 async function attached(link: GatewayLink, options: ChatOptions): Promise<number> {
-  const bus = createRemoteChatBus(link);
+  const bus = createRemoteChatBus(link, async () => {
+    const again = await findGateway(options.home);
+    return again.state === 'running' ? again.link : undefined;
+  });
   if (options.message !== undefined) return oneShot(bus, options);
   await runTerminalChat({
     bus,
@@ -77,7 +83,17 @@ async function inProcess(options: ChatOptions): Promise<number> {
       process.stderr.write(
         `wren: MCP server(s) still connecting, their tools come later: ${waiting.join(', ')}\n`,
       );
-    if (options.message !== undefined) return await oneShot(app.bus, options);
+    if (options.message !== undefined) {
+      const code = await oneShot(app.bus, options);
+      const working = app.subagents
+        .list()
+        .filter((info) => info.state === 'running' || info.state === 'queued');
+      if (working.length > 0)
+        process.stderr.write(
+          `wren: ${working.length} subagent(s) were still working and stop with this run; background work needs \`wren start\` (or \`wren chat\`)\n`,
+        );
+      return code;
+    }
     await runTerminalChat({
       bus: app.bus,
       input: process.stdin,

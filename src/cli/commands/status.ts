@@ -2,6 +2,7 @@ import { withHome } from '../../app-home.js';
 import { resolveEndpoints } from '../../config/load-config.js';
 import { consolidationStatus } from '../../store/consolidation-status-repository.js';
 import { usageTotals } from '../../store/usage-repository.js';
+import { ConfigError } from '../../util/config-error.js';
 import { callGateway, findGateway } from '../gateway-client.js';
 import { EXIT } from '../report-failure.js';
 import { mcpServerStatuses } from './mcp.js';
@@ -47,6 +48,28 @@ async function gatewayState(home: string) {
  * token usage, memory and MCP servers from the home itself.
  */
 export async function runStatus(options: { home: string; json?: boolean }): Promise<number> {
+  try {
+    return await statusOf(options);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // config.yaml is broken right now: still say what the running gateway is doing (it keeps the last good
+    // config), then the error, with the exit code of a config problem.
+    const gateway = await gatewayState(options.home);
+    if (options.json) {
+      process.stdout.write(
+        `${JSON.stringify({ home: options.home, gateway, configError: error.message }, null, 2)}\n`,
+      );
+    } else {
+      printGateway(gateway);
+      process.stdout.write(
+        `config    INVALID, fix it (a running gateway keeps the last good one): ${error.message}\n`,
+      );
+    }
+    return EXIT.usage;
+  }
+}
+
+async function statusOf(options: { home: string; json?: boolean }): Promise<number> {
   return withHome(options.home, async (opened) => {
     const { config } = opened;
     const db = opened.db();
@@ -84,6 +107,26 @@ export async function runStatus(options: { home: string; json?: boolean }): Prom
   });
 }
 
+function printGateway(gateway: Awaited<ReturnType<typeof gatewayState>>): void {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  if (gateway.running) {
+    const live = gateway.live;
+    const facts = [
+      `pid ${gateway.pid}`,
+      live?.uptimeSeconds !== undefined ? `up ${live.uptimeSeconds} s` : '',
+      live?.memoryMb?.rss !== undefined ? `${live.memoryMb.rss} MB` : '',
+      live?.turnsInFlight ? `${live.turnsInFlight} turn(s) running` : '',
+    ].filter(Boolean);
+    out(`gateway   running at ${gateway.url} (v${gateway.version}; ${facts.join(', ')})`);
+    if (live?.configError)
+      out(`config    EDIT REJECTED, the previous config is in force: ${live.configError}`);
+  } else if ('problem' in gateway && gateway.problem) {
+    out(`gateway   not reachable: ${gateway.problem}`);
+  } else {
+    out('gateway   not running; start it with `wren start`');
+  }
+}
+
 function printStatus(status: {
   home: string;
   gateway: Awaited<ReturnType<typeof gatewayState>>;
@@ -102,24 +145,8 @@ function printStatus(status: {
   mcp: Array<{ name: string; display: string }>;
 }): void {
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  const { gateway } = status;
   out(`home      ${status.home}`);
-  if (gateway.running) {
-    const live = gateway.live;
-    const facts = [
-      `pid ${gateway.pid}`,
-      live?.uptimeSeconds !== undefined ? `up ${live.uptimeSeconds} s` : '',
-      live?.memoryMb?.rss !== undefined ? `${live.memoryMb.rss} MB` : '',
-      live?.turnsInFlight ? `${live.turnsInFlight} turn(s) running` : '',
-    ].filter(Boolean);
-    out(`gateway   running at ${gateway.url} (v${gateway.version}; ${facts.join(', ')})`);
-    if (live?.configError)
-      out(`config    EDIT REJECTED, the previous config is in force: ${live.configError}`);
-  } else if ('problem' in gateway && gateway.problem) {
-    out(`gateway   not reachable: ${gateway.problem}`);
-  } else {
-    out('gateway   not running; start it with `wren start`');
-  }
+  printGateway(status.gateway);
   if (status.models.length === 0) out('models    none configured: run `wren onboard`');
   for (const model of status.models) {
     out(

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { z } from 'zod';
 import type { Tool } from '../../agent/tool.js';
 import { toolSchema } from '../../tools/tool-schema.js';
+import { HELD_FACTS } from '../consolidator.js';
 import { formatSearchResult, searchMemory } from '../memory-search.js';
 
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'use YYYY-MM-DD');
@@ -17,7 +18,8 @@ const parameters = z
 
 /**
  * `memory_search`: past conversations of all sessions (full-text, ranked, with dates and session) and
- * HISTORY.md entries. Safe and core; results are private data (the session is tainted `private`).
+ * HISTORY.md entries. Safe and core; results are private data (the session is tainted `private`), or
+ * untrusted when any hit comes from a session that had read untrusted content.
  */
 export function createMemorySearchTool(deps: {
   db: Database;
@@ -43,10 +45,24 @@ export function createMemorySearchTool(deps: {
           ...(args.limit ? { limit: args.limit } : {}),
         },
       );
+      // Text that came from a session which had read untrusted content (a page the model quoted, a held
+      // "fact") is as untrusted as the page: it must not launder an injection into a clean session.
+      const untrustedSessions = new Set(
+        (
+          deps.db
+            .prepare("SELECT DISTINCT session_id AS id FROM session_taint WHERE kind = 'untrusted'")
+            .all() as Array<{ id: string }>
+        ).map((row) => row.id),
+      );
+      const untrusted =
+        result.messages.some((hit) => untrustedSessions.has(hit.sessionId)) ||
+        result.history.some(
+          (entry) => untrustedSessions.has(entry.sessionId ?? '') || entry.body.includes(HELD_FACTS),
+        );
       return {
         content: formatSearchResult(args.query, result),
         details: result,
-        taint: 'private',
+        taint: untrusted ? 'untrusted' : 'private',
       };
     },
   };

@@ -39,6 +39,8 @@ export interface ExecToolOptions {
    * saved output log, which the gate never sees, and to the result.
    */
   redact?: (text: string) => string;
+  /** Marks this process's runs (see runMarkerPrefix), so a later start can stop what a crash left running. */
+  markerPrefix?: string;
 }
 
 const parameters = z
@@ -132,6 +134,7 @@ export function createExecTool(options: ExecToolOptions): Tool {
           logPath,
           logCapBytes: config.logCapMb * 1024 * 1024,
           ...(options.redact ? { redact: options.redact } : {}),
+          ...(options.markerPrefix ? { markerPrefix: options.markerPrefix } : {}),
         },
         signal,
       );

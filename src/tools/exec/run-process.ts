@@ -24,6 +24,8 @@ export interface RunOptions {
   redact?: (text: string) => string;
   /** After SIGTERM, how long to wait before SIGKILL. */
   killGraceMs?: number;
+  /** Put in front of the run's marker value (see runMarkerPrefix): what sweepOrphans looks for. */
+  markerPrefix?: string;
 }
 
 export interface RunResult {
@@ -70,7 +72,7 @@ export function runProcess(options: RunOptions, signal?: AbortSignal): Promise<R
   const started = Date.now();
   const kept = new KeptOutput(options.outputCap);
   const log = new OutputLog(options.logPath, options.logCapBytes ?? DEFAULT_LOG_CAP_BYTES, options.redact);
-  const id = randomUUID();
+  const id = `${options.markerPrefix ?? ''}${randomUUID()}`;
   let timedOut = false;
   let aborted = false;
 

@@ -5,7 +5,7 @@ import type { ToolContext } from '../../agent/tool.js';
 import { type AfterToolCall, type BeforeToolCall, ToolRegistry } from '../../agent/tool-registry.js';
 import type { MessageBus } from '../../bus/message-bus.js';
 import { estimateMessageTokens } from '../../llm/token-estimate.js';
-import type { ChatModel, Usage } from '../../llm/types.js';
+import type { ChatMessage, ChatModel, Usage } from '../../llm/types.js';
 import { Semaphore } from '../../util/semaphore.js';
 
 export interface SubagentInfo {
@@ -178,11 +178,18 @@ export class SubagentManager {
       chatId: info.id,
     });
     const user = { role: 'user' as const, content: info.task };
+    // Stored as it happens, like a main turn: a subagent killed mid-way leaves a record of what it did.
+    const persist = (item: { message: ChatMessage; details?: unknown }) =>
+      this.options.store.appendMessages(session.id, [
+        { message: item.message, tokens: estimateMessageTokens(item.message) },
+      ]);
+    await persist({ message: user });
     const result = await runTurn({
       model: this.options.model,
       registry,
       system: [{ text: SYSTEM, cache: true }],
       messages: [user],
+      persist,
       // The gate sees the parent's session and chat: taint, grants and messages belong to the conversation
       // that asked for the work. Nobody can be asked from here.
       toolContext: { ...parent, interactive: false },
@@ -194,13 +201,6 @@ export class SubagentManager {
       signal,
     });
     this.options.onUsage?.(parent.sessionId, result.usage, result.endpoint);
-    await this.options.store.appendMessages(session.id, [
-      { message: user, tokens: estimateMessageTokens(user) },
-      ...result.produced.map((item) => ({
-        message: item.message,
-        tokens: estimateMessageTokens(item.message),
-      })),
-    ]);
     if (signal.aborted) return;
     const failed = result.stopReason === 'error';
     info.state = failed ? 'failed' : 'done';
