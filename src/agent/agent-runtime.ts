@@ -277,7 +277,7 @@ export class AgentRuntime {
     session: SessionRecord,
     signal: AbortSignal,
   ): Promise<Omit<OutboundMessage, 'channel' | 'chatId' | 'replyTo'>> {
-    const { bus, store, model, registry, context, workspace } = this.options;
+    const { bus, store, model, registry, workspace } = this.options;
     const settings = this.options.settings();
     const base = {
       sessionId: session.id,

@@ -111,16 +111,24 @@ describe('write_file', () => {
   it('assesses the folder prefix as the grant target', async () => {
     expect(await tools['write_file']!.assess!({ path: 'notes/a.md', content: '' }, ctx())).toEqual({
       target: 'notes/',
+      path: 'notes/a.md',
     });
-    expect(await tools['write_file']!.assess!({ path: 'a.md', content: '' }, ctx())).toEqual({
+    expect(await tools['write_file']!.assess!({ path: './x/../a.md', content: '' }, ctx())).toEqual({
       target: './',
+      path: 'a.md',
     });
     expect(await tools['write_file']!.assess!({ path: '.git/hooks/pre-commit', content: '' }, ctx())).toEqual(
       {
         target: '.git/hooks/',
+        path: '.git/hooks/pre-commit',
         signatures: ['writes a git hook (runs on git commands)'],
       },
     );
+    // git's own files (a config can make the next `git status` run a program), and a `.git` pointer file.
+    for (const path of ['.git/config', 'sub/.git'])
+      expect((await tools['write_file']!.assess!({ path, content: '' }, ctx())).signatures).toEqual([
+        `changes git's own files (${path})`,
+      ]);
     expect(
       (await tools['write_file']!.assess!({ path: join(outside, 'x.md'), content: '' }, ctx())).signatures,
     ).toEqual(['writes outside the workspace']);

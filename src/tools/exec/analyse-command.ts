@@ -1,6 +1,7 @@
+import { RealPaths } from './real-paths.js';
 import { walkScript } from './shell-commands.js';
 import { checkScript, type Findings } from './shell-danger.js';
-import type { ShellContext } from './shell-paths.js';
+import type { AnalysisContext, ShellContext } from './shell-paths.js';
 
 export type { ShellContext } from './shell-paths.js';
 
@@ -33,7 +34,8 @@ export const MAX_COMMAND_CHARS = 64 * 1024;
  * Parses `command` with a real bash parser (sh-syntax, mvdan/sh compiled to wasm) to reject what is not
  * valid shell, then walks every simple command — in pipelines, lists, subshells, groups, function bodies,
  * `$(…)`, backticks, `<(…)`, heredocs, `sh -c '…'` strings and wrapper commands (`sudo`, `env`, `xargs`,
- * `find -exec` …) — and checks each against the danger rules. Never throws.
+ * `find -exec` …) — and checks each against the danger rules. Paths are followed through links that exist
+ * now (see RealPaths) and through those the command makes. Never throws.
  */
 export async function analyseCommand(command: string, ctx: ShellContext): Promise<CommandAnalysis> {
   const analysis: CommandAnalysis = {
@@ -62,9 +64,13 @@ export async function analyseCommand(command: string, ctx: ShellContext): Promis
     hosts: [],
     network: false,
     runsScript: false,
+    clearsMarker: false,
+    detaches: false,
   };
+  // Links that exist now are followed where paths lead (the file system is read, never written).
+  const context: AnalysisContext = { ...ctx, links: new Map(), real: new RealPaths(ctx) };
   try {
-    checkScript(walkScript(command), ctx, findings);
+    checkScript(walkScript(command), context, findings);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     findings.unanalysable.push(`shell syntax Wren cannot analyse (${detail})`);

@@ -45,7 +45,7 @@ function files(values: WordValue[]): WordValue[] {
 }
 
 /** `operand` as seen from `folder` (`tar -C DIR name`). */
-function from(folder: WordValue | undefined, operand: WordValue): WordValue {
+export function from(folder: WordValue | undefined, operand: WordValue): WordValue {
   if (!folder || /^[/~]/.test(operand.text)) return operand;
   return {
     ...operand,
@@ -86,7 +86,9 @@ function tar(args: WordValue[], effects: FileEffects): void {
     effects.writes.push(...archives);
     effects.recursiveReads.push(...members);
   } else if (hasOption(parsed, 'x', 'extract', 'get')) {
-    effects.writes.push(folder ?? literalValue('.'));
+    // Named members land under the folder; otherwise the archive decides the names.
+    if (members.length > 0) effects.writes.push(...members, ...(folder ? [folder] : []));
+    else effects.unpacks.push(folder ?? literalValue('.'));
     if (hasOption(parsed, 'P', 'absolute-names'))
       effects.unanalysable.push('tar -P extracts to absolute paths');
   } else if (hasOption(parsed, 'delete')) effects.writes.push(...archives);
@@ -119,10 +121,20 @@ function zip(args: WordValue[], effects: FileEffects): void {
   if (moves) for (const value of inputs) effects.deletes.push({ value, verb: 'recursive delete' });
 }
 
+/** `unzip ARCHIVE [members] [-x excluded] [-d DIR]`: named members, or whatever the archive holds, land in DIR. */
 function unzip(args: WordValue[], effects: FileEffects): void {
-  const index = args.findIndex((arg) => arg.text === '-d');
-  const folder = index === -1 ? undefined : args[index + 1];
-  effects.writes.push(folder ?? literalValue('.'));
+  let folder: WordValue | undefined;
+  const operands: WordValue[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const text = args[index]!.text;
+    if (text === '-d') folder = args[++index];
+    else if (text === '-x') index = args.length;
+    else if (/^-[lptvzZ]+$/.test(text)) return;
+    else if (!text.startsWith('-')) operands.push(args[index]!);
+  }
+  const members = operands.slice(1).map((member) => from(folder, member));
+  if (members.length > 0 && !members.some((member) => member.glob)) effects.writes.push(...members);
+  else effects.unpacks.push(folder ?? literalValue('.'));
 }
 
 /** `gzip FILE` replaces FILE with FILE.gz: a write and a delete, unless it keeps or only reads it. */
@@ -146,7 +158,11 @@ function remote(value: WordValue): boolean {
 
 function rsync(args: WordValue[], effects: FileEffects): void {
   const parsed = parseOptions(args, RSYNC_VALUES);
-  if (optionValues(parsed, 'e', 'rsh').some((value) => !/^ssh(\s|$)/.test(value.text)))
+  if (
+    optionValues(parsed, 'e', 'rsh').some(
+      (value) => !/^ssh(\s+-[a-zA-Z46]+)*(\s+-p\s*\d+)?\s*$/.test(value.text),
+    )
+  )
     effects.unanalysable.push('rsync -e runs a command it names');
   effects.writes.push(...optionValues(parsed, 'log-file', 'backup-dir', 'write-batch', 'only-write-batch'));
   const operands = parsed.operands;
@@ -157,6 +173,12 @@ function rsync(args: WordValue[], effects: FileEffects): void {
     effects.writes.push(target);
     if (parsed.options.some((option) => /^del(ete.*)?$/.test(option.name)))
       effects.deletes.push({ value: target, verb: 'recursive delete' });
+    // `rsync a/ dest` copies a's contents (names not known here); `rsync a dest` makes dest/a.
+    const contents = operands.slice(0, -1).filter((value) => /(^|\/)\.?$/.test(value.text) || remote(value));
+    if (contents.length > 0) effects.unpacks.push(target);
+    effects.into.push({ folder: target, sources: sources.filter((value) => !contents.includes(value)) });
+    const links = hasOption(parsed, 'l', 'a', 'links', 'archive') && !hasOption(parsed, 'L', 'copy-links');
+    if (links) effects.linkCopies.push({ sources, target });
   }
   if (hasOption(parsed, 'r', 'a', 'recursive', 'archive')) effects.recursiveReads.push(...sources);
   if (hasOption(parsed, 'remove-source-files')) for (const value of sources) effects.deletes.push({ value });

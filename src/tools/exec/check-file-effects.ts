@@ -1,37 +1,45 @@
 import { posix } from 'node:path';
+import { checkLink, checkLinkCopies, holdsLinks } from './check-links.js';
 import { destructiveTarget, runTimeTarget } from './destructive-target.js';
-import type { FileEffects, Link } from './file-effects.js';
+import type { FileEffects } from './file-effects.js';
 import { overlap, segmentMatches } from './path-glob.js';
-import { type Cwd, insideWorkspace, type PathRef, resolvePaths } from './resolve-paths.js';
+import { refsOf, SAFE_DEVICES, shown, UNKNOWN_CWD } from './path-refs.js';
+import { insideWorkspace, type PathRef, resolvePaths } from './resolve-paths.js';
 import type { RuleHost } from './rule-host.js';
 import { processReads, secretFolderRead, secretName, secretRead } from './secret-paths.js';
 import {
+  type AnalysisContext,
+  MKTEMP_FOLDER,
   protectedFolders,
   RUNTIME,
-  type ShellContext,
   showPath,
   type WordValue,
   within,
 } from './shell-paths.js';
 
-/** Devices that are safe to write to (and to link to). */
-const SAFE_DEVICES = /^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/\d+|full|random|urandom)$/;
 /** Workspace files Wren reads into its system prompt (as in write_file's assessment). */
 const INSTRUCTION_FILES = /^(SOUL|AGENTS|USER|MEMORY|HEARTBEAT)\.md$|^skills(\/|$)/;
 const INSTRUCTION_SAMPLES = ['SOUL.md', 'AGENTS.md', 'USER.md', 'MEMORY.md', 'HEARTBEAT.md'];
 /** Files git runs or reads program names from: hooks and the repository config. */
 const GIT_PROGRAM_FILES = /(^|\/)\.git\/(hooks(\/|$)|config$)/;
-const UNKNOWN_CWD = 'a relative path after `cd` to a folder only known at run time';
 
 /** Applies the path rules to everything a command does to files. */
 export function checkFileEffects(host: RuleHost, effects: FileEffects): void {
   for (const signature of effects.signatures) host.flag(signature);
   for (const reason of effects.unanalysable) host.cannot(reason);
   for (const value of effects.writes) checkWrite(host, value);
+  for (const value of effects.folders) checkWrite(host, value, true);
   for (const remove of effects.deletes) checkDelete(host, remove.value, remove);
   for (const link of effects.links) checkLink(host, link);
-  for (const value of effects.reads) checkRead(host, value, false);
-  for (const value of effects.recursiveReads) checkRead(host, value, true);
+  for (const copy of effects.linkCopies) checkLinkCopies(host, copy);
+  for (const copy of effects.into) checkInto(host, copy.folder, copy.sources);
+  for (const folder of effects.unpacks) checkUnpack(host, folder);
+  for (const { script, where } of effects.commands) {
+    if (script.dynamic) host.cannot(`${where} with a command built at run time`);
+    else host.nestedScript(script.text, where);
+  }
+  for (const value of effects.reads) checkRead(host, value, false, true);
+  for (const value of effects.recursiveReads) checkRead(host, value, true, true);
   for (const change of effects.recursiveChanges) {
     if (change.value.dynamic) continue;
     for (const ref of refsOf(host, change.value)) {
@@ -41,26 +49,23 @@ export function checkFileEffects(host: RuleHost, effects: FileEffects): void {
   }
 }
 
-function refsOf(host: RuleHost, value: WordValue, cwds: readonly Cwd[] = host.cwds): PathRef[] {
-  const { refs, unknownCwd } = resolvePaths(value, cwds, host.ctx);
-  if (unknownCwd) host.cannot(UNKNOWN_CWD);
-  return refs;
-}
-
 /**
  * A write (create, overwrite, append, change mode) to `value`: Wren's instruction files, git hooks, devices,
- * protected locations, and anywhere outside the workspace except safe devices and a file directly in /tmp.
+ * protected locations, and anywhere outside the workspace except safe devices and scratch space in /tmp
+ * (`folder`: a folder created there, at any depth).
  */
-export function checkWrite(host: RuleHost, value: WordValue): void {
+export function checkWrite(host: RuleHost, value: WordValue, folder = false): void {
   const { ctx } = host;
   for (const ref of refsOf(host, value)) {
     checkInWorkspace(host, ref);
+    // A `.git` file points git at another repository (`gitdir: …`), whose config may run programs.
+    if (!folder && ref.path.endsWith('/.git')) host.flag('git config that runs a program (.git)');
     if (ref.path.startsWith('/dev/')) {
       if (SAFE_DEVICES.test(ref.path)) continue;
       host.flag(`writes to device ${ref.path}`);
     }
     for (const place of protectedPlaces(ref, ctx)) host.flag(`writes into ${place}`);
-    if (!insideWorkspace(ref, ctx) && !scratch(ref))
+    if (!insideWorkspace(ref, ctx) && !scratch(ref, folder))
       host.flag(`writes outside the workspace (${showPath(ref.path, ctx)})`);
   }
 }
@@ -76,47 +81,70 @@ export function checkDelete(
   options: { verb?: string; move?: boolean; filtered?: boolean },
 ): void {
   const { ctx } = host;
-  // A move of a file named at run time (`mv "$f" done/`) is everyday; a recursive delete of one is not.
   if (options.verb && value.dynamic && !options.move) host.flag(runTimeTarget(value, options.verb));
-  for (const ref of refsOf(host, value)) {
+  for (const ref of refsOf(host, value, host.cwds, { followLast: false })) {
     checkInWorkspace(host, ref);
     const inside = insideWorkspace(ref, ctx);
     if (options.verb && !(options.filtered && inside)) {
       const signature = destructiveTarget(ref, value.text, options.verb, ctx);
       if (signature) host.flag(signature);
     }
-    if (!inside) host.flag(`deletes outside the workspace (${showPath(ref.path, ctx)})`);
+    if (!inside && !within(ref.path, MKTEMP_FOLDER))
+      host.flag(`deletes outside the workspace (${showPath(ref.path, ctx)})`);
   }
 }
 
-/** A link whose target lies outside the workspace lets later commands reach it through a workspace path. */
-function checkLink(host: RuleHost, link: Link): void {
-  if (link.target.text.startsWith(RUNTIME)) {
-    host.cannot('a link to a path only known at run time');
-    return;
+/**
+ * A copy or move into a folder (`mv e/SOUL.md .`, `cp -r e/skills .`): each source keeps its name there,
+ * which may be one of Wren's instruction files. A source that stands for a folder's contents (`e/.`) brings
+ * names not known here.
+ */
+function checkInto(host: RuleHost, folder: WordValue, sources: WordValue[]): void {
+  for (const source of sources) {
+    const name = posix.basename(source.text.replace(/\/+$/, ''));
+    if (name === '.' || name === '..' || name === '') {
+      checkUnpack(host, folder);
+      continue;
+    }
+    const joined: WordValue = { ...folder, text: `${folder.text}/${name}`, glob: folder.glob || source.glob };
+    const { refs } = resolvePaths(joined, host.cwds, host.ctx);
+    for (const ref of refs) checkInWorkspace(host, ref);
   }
-  let folders: readonly Cwd[] = host.cwds;
-  // A relative symbolic target is resolved from the folder the link is in, not from the working folder.
-  if (link.symbolic && link.folder) folders = refsOf(host, link.folder).map((ref) => ref.path);
-  else if (link.symbolic && link.path)
-    folders = refsOf(host, link.path).map((ref) => posix.dirname(ref.path));
-  for (const ref of refsOf(host, link.target, folders)) {
-    if (!insideWorkspace(ref, host.ctx) && !SAFE_DEVICES.test(ref.path))
-      host.flag(`links to a path outside the workspace (${showPath(ref.path, host.ctx)})`);
+}
+
+/**
+ * A folder that receives files whose names are not known here (an archive extracted, a patch applied):
+ * in the workspace root or under `skills/` they may be Wren's instructions. Links among them are unknown.
+ */
+export function checkUnpack(host: RuleHost, folder: WordValue): void {
+  checkWrite(host, folder);
+  const { ctx } = host;
+  for (const ref of resolvePaths(folder, host.cwds, ctx).refs) {
+    const skills = posix.join(ctx.workspace, 'skills');
+    if (ref.path === ctx.workspace || within(ref.path, skills))
+      host.flag(`may change Wren's own instructions (${showPath(ref.path, ctx)})`);
+    holdsLinks(host, ref.path);
   }
 }
 
 /**
  * A read of `value`: secret files outside the workspace (globs included), process environments and
  * memory; `recursive` also for folders that hold secret folders. Option values (`--key=FILE`, `if=FILE`)
- * and curl's `@FILE` count too.
+ * and curl's `@FILE` count too. `contents`: the program reads what the file holds, so a path only known at
+ * run time (or from an unknown folder) is unanalysable.
  */
-export function checkRead(host: RuleHost, value: WordValue, recursive: boolean): void {
+export function checkRead(host: RuleHost, value: WordValue, recursive: boolean, contents: boolean): void {
   const { ctx } = host;
+  if (contents && !value.text.startsWith('-')) {
+    const whole = resolvePaths(value, host.cwds, ctx);
+    if (value.dynamic || whole.unknown)
+      host.cannot(`a file read at a path only known at run time (${shown(value.text)})`);
+    else if (whole.unknownCwd) host.cannot(UNKNOWN_CWD);
+  }
   for (const text of readSpellings(value.text)) {
     const { refs, unknownCwd } = resolvePaths({ ...value, text }, host.cwds, ctx);
-    if (unknownCwd && secretName(posix.basename(text)))
-      host.flag(`reads a secret file outside the workspace (${text.replaceAll(RUNTIME, '$…')})`);
+    if (unknownCwd && secretName(posix.basename(text), ctx.glob))
+      host.flag(`reads a secret file outside the workspace (${shown(text)})`);
     for (const ref of refs) {
       for (const signature of processReads(ref, ctx, recursive)) host.flag(signature);
       const secret = secretRead(ref, ctx);
@@ -141,43 +169,49 @@ function readSpellings(text: string): string[] {
 }
 
 /** Writes and deletes inside the workspace that still matter: Wren's instructions and git's programs. */
-function checkInWorkspace(host: RuleHost, ref: PathRef): void {
-  const { ctx } = host;
-  const place = instructionTarget(ref, ctx);
+export function checkInWorkspace(host: RuleHost, ref: PathRef): void {
+  const place = instructionTarget(ref, host.ctx);
   if (place) host.flag(`changes Wren's own instructions (${place})`);
   const git = GIT_PROGRAM_FILES.exec(ref.path);
   if (git) host.flag(`git config that runs a program (${ref.path.slice(git.index + git[1]!.length)})`);
 }
 
 /** The workspace-relative instruction file (or skills folder) a path or pattern can name. */
-function instructionTarget(ref: PathRef, ctx: ShellContext): string | undefined {
-  if (!within(ref.path, ctx.workspace) && !(ref.pattern && overlap(ref.path, ctx.workspace)?.inside)) return;
+export function instructionTarget(ref: PathRef, ctx: AnalysisContext): string | undefined {
+  if (
+    !within(ref.path, ctx.workspace) &&
+    !(ref.pattern && overlap(ref.path, ctx.workspace, ctx.glob)?.inside)
+  )
+    return;
   const relative = posix.relative(ctx.workspace, ref.path);
   if (!ref.pattern) return INSTRUCTION_FILES.test(relative) ? relative : undefined;
   const [first = '', ...rest] = relative.split('/');
   const names =
-    (rest.length === 0 && INSTRUCTION_SAMPLES.some((sample) => segmentMatches(first, sample))) ||
-    segmentMatches(first, 'skills') ||
+    (rest.length === 0 && INSTRUCTION_SAMPLES.some((sample) => segmentMatches(first, sample, ctx.glob))) ||
+    segmentMatches(first, 'skills', ctx.glob) ||
     first.includes(RUNTIME);
-  return names ? relative.replaceAll(RUNTIME, '$…') : undefined;
+  return names ? shown(relative) : undefined;
 }
 
 /** The protected locations (`~/.ssh`, `/etc`, Wren's home …) a written path or pattern falls in. */
-function protectedPlaces(ref: PathRef, ctx: ShellContext): string[] {
+function protectedPlaces(ref: PathRef, ctx: AnalysisContext): string[] {
   if (insideWorkspace(ref, ctx)) return [];
   return protectedFolders(ctx)
     .filter(({ folder }) => {
       if (!ref.pattern) return within(ref.path, folder);
-      const found = overlap(ref.path, folder);
+      const found = overlap(ref.path, folder, ctx.glob);
       return found?.self === true || found?.inside === true;
     })
-    .map(({ shown }) => shown);
+    .map(({ shown: place }) => place);
 }
 
 /**
- * A file (or folder) directly in /tmp, named exactly: scratch space to write to. Deeper paths may be
- * another program's folder, and `/tmp` itself never is scratch.
+ * Scratch space to write to: a file or folder directly in /tmp, named exactly, or anything in the folder
+ * `$(mktemp -d)` made; `folder` (a folder created, which overwrites nothing) at any depth under a /tmp
+ * folder whose name does not start with a dot. `/tmp` itself never is scratch.
  */
-function scratch(ref: PathRef): boolean {
-  return !ref.pattern && /^\/tmp\/[^/]+$/.test(ref.path);
+function scratch(ref: PathRef, folder: boolean): boolean {
+  if (ref.pattern) return false;
+  if (/^\/tmp\/[^/]+$/.test(ref.path) || within(ref.path, MKTEMP_FOLDER)) return true;
+  return folder && /^\/tmp\/[^./][^/]*\//.test(ref.path);
 }

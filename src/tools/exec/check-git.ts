@@ -1,3 +1,4 @@
+import { parseGit } from './git-effects.js';
 import type { RuleHost } from './rule-host.js';
 import { RUNTIME, type WordValue } from './shell-paths.js';
 
@@ -24,8 +25,14 @@ const PROGRAM_ENVIRONMENT = new Set([
 ]);
 /** Options of git subcommands that name a program to run. */
 const PROGRAM_OPTIONS = /^--(upload-pack|receive-pack|exec|template|open-files-in-pager|extcmd)(=|$)/;
-/** Global options that take the next argument as their value. */
-const GLOBAL_VALUES = new Set(['-C', '-c', '--config-env', '--git-dir', '--work-tree', '--namespace']);
+/** Settings and variables naming an editor or a pager: harmless with one of {@link harmlessProgram}. */
+const VIEWERS =
+  /^(core\.pager|core\.editor|sequence\.editor|pager\..+|GIT_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR)$/i;
+
+/** A pager or editor value that runs nothing else: `cat`, `less` (with options), `more`, `true`, `:`, empty. */
+export function harmlessProgram(value: string): boolean {
+  return /^\s*(cat|less(\s+-[A-Za-z]+)*|more|true|:)?\s*$/.test(value);
+}
 
 /** The documented spelling of a config key when it names a program, else undefined. Keys ignore case except for the subsection. */
 export function programKey(key: string): string | undefined {
@@ -54,11 +61,15 @@ function checkSetting(host: RuleHost, setting: WordValue, where: string): void {
     return;
   }
   const value = equals === -1 ? '' : setting.text.slice(equals + 1);
-  if (/^alias\./i.test(key) && /^\s*!/.test(value)) host.cannot('a git alias that runs a shell command');
+  if (/^alias\./i.test(key) && /^\s*!/.test(value)) {
+    host.cannot('a git alias that runs a shell command');
+    host.flag(`git config that runs a program (${key})`);
+  }
   if (/^submodule\..+\.update$/i.test(key) && value.startsWith('!'))
     host.flag(`git config that runs a program (${key})`);
   const shown = programKey(key);
-  if (shown) host.flag(`git config that runs a program (${shown})`);
+  if (shown && !(VIEWERS.test(key) && equals !== -1 && harmlessProgram(value)))
+    host.flag(`git config that runs a program (${shown})`);
 }
 
 /**
@@ -69,7 +80,8 @@ export function checkGitEnvironment(host: RuleHost, assignment: WordValue): void
   const match = /^([A-Za-z_]\w*)\+?=(.*)$/s.exec(assignment.text);
   if (!match) return;
   const [, name, value] = match as unknown as [string, string, string];
-  if (PROGRAM_ENVIRONMENT.has(name)) host.flag(`git config that runs a program (${name})`);
+  if (PROGRAM_ENVIRONMENT.has(name) && !(VIEWERS.test(name) && harmlessProgram(value)))
+    host.flag(`git config that runs a program (${name})`);
   else if (/^GIT_CONFIG_KEY_\d+$/.test(name)) checkSetting(host, { ...assignment, text: value }, name);
   else if (name === 'GIT_CONFIG_PARAMETERS') {
     const keys = [...value.matchAll(/'([^'=]+)'?=/g)].map((found) => found[1]!);
@@ -81,34 +93,37 @@ export function checkGitEnvironment(host: RuleHost, assignment: WordValue): void
 
 /** Where git's subcommand starts, after its global options (`git -C dir -c k=v status`). */
 export function gitSubcommand(args: WordValue[]): number {
-  let index = 0;
-  while (index < args.length && args[index]!.text.startsWith('-')) {
-    index += GLOBAL_VALUES.has(args[index]!.text) ? 2 : 1;
-  }
-  return index;
+  return parseGit(args).at;
 }
 
 /**
- * git settings and options that run programs: `-c`/`--config-env` keys, `--exec-path`, subcommand options
- * (`--upload-pack`, `clone -u`, `--config`), `git config KEY VALUE` for such a key, and subcommands that
- * run shell commands (`rebase -x`, `submodule foreach`, `bisect run`, `filter-branch`).
+ * git settings and options that run programs: `-c`/`--config-env` keys, `--exec-path`, a repository
+ * other than `.git` (`--git-dir`: its config may run programs), subcommand options (`--upload-pack`,
+ * `clone -u`, `--config`), `git config KEY VALUE` for such a key, and subcommands that run shell commands
+ * (`rebase -x`, `submodule foreach`, `bisect run`, `filter-branch`).
  */
 export function checkGit(host: RuleHost, args: WordValue[]): void {
+  const call = parseGit(args);
+  for (const setting of call.settings) checkSetting(host, setting, 'git -c');
   const start = gitSubcommand(args);
   args.slice(0, start).forEach((arg, index) => {
     const next = args[index + 1];
-    if (arg.text === '-c' && next) checkSetting(host, next, 'git -c');
     if (arg.text === '--config-env' && next) checkSetting(host, next, 'git --config-env');
     if (arg.text.startsWith('--config-env='))
       checkSetting(host, { ...arg, text: arg.text.slice(13) }, 'git --config-env');
     if (arg.text.startsWith('--exec-path=')) host.flag('git config that runs a program (--exec-path)');
   });
-  const subcommand = args[start]?.text;
-  const rest = args.slice(start + 1);
+  if (call.gitDir && !/^(\.\/)?\.git\/?$/.test(call.gitDir.text))
+    host.flag('git config that runs a program (--git-dir)');
+  const subcommand = call.subcommand;
+  const rest = call.rest;
   for (const [index, arg] of args.entries()) {
     const option = PROGRAM_OPTIONS.exec(arg.text)?.[1];
     if (option && !(option === 'exec' && subcommand === 'rebase'))
       host.flag(`git config that runs a program (--${option})`);
+    if (index > start && subcommand === 'difftool' && (arg.text === '-x' || arg.text.startsWith('-x')))
+      host.flag('git config that runs a program (--extcmd)');
+    if (/^--smtp-server=.*\//.test(arg.text)) host.flag('git config that runs a program (--smtp-server)');
     if (subcommand === 'clone' && index > start && arg.text === '-u')
       host.flag('git config that runs a program (--upload-pack)');
   }
@@ -126,11 +141,22 @@ export function checkGit(host: RuleHost, args: WordValue[]): void {
 
 /** `git config [--global …] KEY VALUE`, `git config set KEY VALUE`: setting a key that runs a program. */
 function configCommand(host: RuleHost, args: WordValue[]): void {
-  const positional = args.filter((arg) => !arg.text.startsWith('-'));
-  const [first, second] = positional;
-  if (first?.text === 'set' && second) checkSetting(host, second, 'git config');
-  else if (first && second && !/^(get|unset|list|edit|rename-section|remove-section)$/.test(first.text))
-    checkSetting(host, first, 'git config');
+  const positional: WordValue[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const text = args[index]!.text;
+    if (/^(-f|--file|--blob|--type|--default|--comment|--value)$/.test(text)) index++;
+    else if (!text.startsWith('-')) positional.push(args[index]!);
+  }
+  const verbs = /^(get|unset|list|edit|rename-section|remove-section|get-all|get-regexp)$/;
+  const [first, second, third] = positional;
+  const setting = (key: WordValue, value: WordValue | undefined) =>
+    checkSetting(
+      host,
+      { ...key, text: `${key.text}=${value?.text ?? ''}`, dynamic: key.dynamic || value?.dynamic === true },
+      'git config',
+    );
+  if (first?.text === 'set' && second) setting(second, third);
+  else if (first && second && !verbs.test(first.text)) setting(first, second);
 }
 
 function shellSubcommand(host: RuleHost, subcommand: string | undefined, args: WordValue[]): void {
@@ -146,10 +172,13 @@ function shellSubcommand(host: RuleHost, subcommand: string | undefined, args: W
       if (arg.text.startsWith('--exec=')) script([{ ...arg, text: arg.text.slice(7) }], 'git rebase --exec');
     });
   }
-  if (subcommand === 'submodule' && args[0]?.text === 'foreach')
-    script(
-      args.slice(1).filter((arg) => !arg.text.startsWith('-')),
-      'git submodule foreach',
-    );
+  if (subcommand === 'submodule' && args[0]?.text === 'foreach') {
+    // One argument is a shell string; several are run as they are, without joining.
+    let index = 1;
+    while (args[index] && /^(--recursive|-q|--quiet|--)$/.test(args[index]!.text)) index++;
+    const command = args.slice(index);
+    if (command.length === 1) script(command, 'git submodule foreach');
+    else if (command.length > 1) host.nestedCommand(command, 'git submodule foreach');
+  }
   if (subcommand === 'bisect' && args[0]?.text === 'run') script(args.slice(1), 'git bisect run');
 }

@@ -4,10 +4,14 @@ import { evaluateWord, type WordValue } from './shell-paths.js';
 import { isInterpreter, programSource, SHELLS } from './shell-programs.js';
 
 /** Task runners: they run code the workspace defines (Makefile recipes, package scripts, tests, build.rs). */
-const PROJECT_RUNNERS = new Set([
+export const PROJECT_RUNNERS = new Set([
   ...['make', 'gmake', 'just', 'ninja', 'rake', 'npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'cargo', 'go'],
-  ...['gradle', 'mvn', 'pytest', 'tox', 'nox', 'poetry', 'uv', 'uvx'],
+  ...['gradle', 'mvn', 'pytest', 'tox', 'nox', 'poetry', 'uv', 'uvx', 'cmake', 'meson', 'bazel', 'expect'],
 ]);
+/** A script file that is the command's own standard input. */
+const STDIN_FILE = /^\/(dev\/stdin|dev\/fd\/0|proc\/(self|thread-self|\u0001)\/fd\/0)$/;
+/** A script file that is another open descriptor. */
+const DESCRIPTOR_FILE = /^\/(dev\/fd\/|proc\/[^/]+\/fd\/)/;
 /** Where installed programs live; a program named by any other path is local (`./run.sh`, `bin/x`). */
 const SYSTEM_PROGRAM = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$/;
 const STDIN_REDIRECTS = ['<<', '<<-', '<<<', '<'];
@@ -32,12 +36,17 @@ export function runsScriptDirectly(
   return source.from === 'stdin' && command.redirects.some((redirect) => redirect.op === '<');
 }
 
-/** `source FILE` / `. FILE`: code from a process substitution, or from a file named at run time. */
-export function checkSource(host: RuleHost, name: string, args: WordValue[]): void {
+/**
+ * `source FILE` / `. FILE`: code from a process substitution, from a file named at run time, or from the
+ * command's own input (`. /dev/stdin <<< '…'`: the text is checked as a script).
+ */
+export function checkSource(host: RuleHost, name: string, args: WordValue[], command: SimpleCommand): void {
   const file = args[0];
   if (!file) return;
   if (file.process) host.flag(`runs code from a process substitution (${name} <(…))`);
   else if (file.dynamic) host.cannot(`\`${name}\` of a file named at run time`);
+  else if (STDIN_FILE.test(file.text)) fromStdin(host, name, command, true);
+  else if (DESCRIPTOR_FILE.test(file.text)) host.cannot(`\`${name}\` of a script from a file descriptor`);
 }
 
 /** `su -c SCRIPT`: the script is checked one level deeper. */
@@ -72,9 +81,17 @@ export function checkInterpreter(
   }
   if (source.from === 'file') {
     if (source.value.process) host.flag(`runs code from a process substitution (${name} <(…))`);
-    else if (shell && source.value.dynamic) host.cannot(`${name} runs a script named at run time`);
+    else if (source.value.dynamic) host.cannot(`${name} runs a script named at run time`);
+    else if (STDIN_FILE.test(source.value.text)) fromStdin(host, name, command, shell);
+    else if (DESCRIPTOR_FILE.test(source.value.text))
+      host.cannot(`${name} runs a script from a file descriptor`);
     return;
   }
+  fromStdin(host, name, command, shell);
+}
+
+/** A program read from standard input: a pipe, a file, a heredoc or a here-string. */
+function fromStdin(host: RuleHost, name: string, command: SimpleCommand, shell: boolean): void {
   const input = command.redirects.find((redirect) => STDIN_REDIRECTS.includes(redirect.op));
   if (!input) {
     if (command.stdinFromPipe) host.flag(`pipes into an interpreter (${name})`);

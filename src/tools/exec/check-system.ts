@@ -1,5 +1,6 @@
 import type { RuleHost } from './rule-host.js';
-import type { WordValue } from './shell-paths.js';
+import type { SimpleCommand } from './shell-commands.js';
+import { evaluateWord, type WordValue } from './shell-paths.js';
 
 const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
 const DISK_FORMAT = /^(mkfs(\..+)?|mke2fs|mkswap|wipefs)$/;
@@ -43,14 +44,101 @@ export function checkSystem(host: RuleHost, name: string, args: WordValue[]): vo
     host.flag('kills every process (kill -1)');
   scheduledJobs(host, name, texts);
   services(host, name, texts);
-  // BSD-style options (no dash, first) with `e` add each process's environment to the listing.
-  if (name === 'ps' && /^[a-zA-Z]*e[a-zA-Z]*$/.test(texts[0] ?? ''))
-    host.flag('reads a process environment (ps e)');
-  if (
+  killsWren(host, name, args);
+  if (name === 'ps' && psEnvironment(texts)) host.flag('reads a process environment (ps e)');
+  debuggers(host, name, texts);
+  const unbounded =
+    (name === 'xargs' && /(^|\s)(-P\s*0|--max-procs[=\s]0)(\s|$)/.test(texts.join(' '))) ||
+    (name === 'parallel' && /(^|\s)(-j\s*0|--jobs[=\s]0|-P\s*0)(\s|$)/.test(texts.join(' ')));
+  if (unbounded) host.flag(`unbounded parallel processes (${name})`);
+}
+
+/** ps options that take a value (the word after them is not a BSD option cluster). */
+const PS_VALUES =
+  /^(-[oOpqCuUgGtsk]|--(sort|format|pid|ppid|cols|columns|rows|width|lines|user|group|tty|sid|quick-pid))$/;
+
+/** A BSD-style option cluster (no dash) with `e` anywhere adds each process's environment to the listing. */
+function psEnvironment(texts: string[]): boolean {
+  for (let index = 0; index < texts.length; index++) {
+    const text = texts[index]!;
+    if (PS_VALUES.test(text)) index++;
+    else if (/^[a-zA-Z]*e[a-zA-Z]*$/.test(text)) return true;
+  }
+  return false;
+}
+
+/** Names and command lines Wren itself runs as, for `pkill`/`killall` patterns. */
+const WREN_NAMES = ['node', 'wren'];
+const WREN_LINES = ['node /usr/lib/node_modules/wren/dist/cli.js start', 'wren start'];
+
+/** `kill $PPID`, `pkill -f wren`, `killall node`: Wren itself; `pkill -u USER`: every process the user runs. */
+function killsWren(host: RuleHost, name: string, args: WordValue[]): void {
+  if (name === 'kill' && args.some((arg) => mentions(arg, 'PPID')))
+    host.flag('kills Wren itself (kill $PPID)');
+  if (name !== 'pkill' && name !== 'killall') return;
+  const texts = args.map((arg) => arg.text);
+  if (texts.some((text) => /^(-u|--user|-U|--uid)(=|$)|^-u./.test(text)))
+    host.flag(`kills every process (${name} -u)`);
+  const full = texts.some((text) => /^-[a-zA-Z]*f|^--full$/.test(text));
+  const regex = name === 'pkill' || texts.some((text) => /^(-r|--regexp)$/.test(text));
+  const patterns = args.filter(
+    (arg, index) => !arg.text.startsWith('-') && !/^-[uUgGPstn]$/.test(texts[index - 1] ?? ''),
+  );
+  for (const pattern of patterns) {
+    const subjects = full ? WREN_LINES : WREN_NAMES;
+    const hits = pattern.dynamic || subjects.some((subject) => matches(pattern.text, subject, regex));
+    if (hits) host.flag(`kills Wren itself (${name} ${pattern.text.replaceAll('\u0001', '$…')})`);
+  }
+}
+
+function matches(pattern: string, subject: string, regex: boolean): boolean {
+  if (!regex) return pattern === subject;
+  try {
+    return new RegExp(pattern).test(subject);
+  } catch {
+    return true;
+  }
+}
+
+function mentions(arg: WordValue, name: string): boolean {
+  return (arg.source?.parts ?? []).some((part) => part.type === 'param' && part.name === name);
+}
+
+/** Debuggers attached to a process read its memory; commands given to them can do anything. */
+function debuggers(host: RuleHost, name: string, texts: string[]): void {
+  if (name !== 'gcore' && name !== 'gdb' && name !== 'lldb' && !TRACERS.has(name)) return;
+  const attaches =
     name === 'gcore' ||
-    (TRACERS.has(name) && texts.some((text) => /^(-p|--pid|-p\d+|--pid=.*)$/.test(text)))
-  )
-    host.flag(`reads process memory (${name})`);
+    (TRACERS.has(name) && texts.some((text) => /^(-p|--pid|-p\d+|--pid=.*)$/.test(text))) ||
+    (name === 'gdb' && texts.some((text) => /^(attach|\d+)$/.test(text))) ||
+    (name === 'lldb' &&
+      texts.some((text) => /^(-p|--attach-pid|-n|--attach-name|-w|--wait-for)(=|$)/.test(text)));
+  if (attaches) host.flag(`reads process memory (${name})`);
+  const runs =
+    (name === 'gdb' &&
+      texts.some((text) => /^(-ex|--eval-command|-x|--command|-iex|-ix|--init-command)(=|$)/.test(text))) ||
+    (name === 'lldb' && texts.some((text) => /^(-o|--one-line|-s|--source|-O|-S|-k)(=|$)/.test(text)));
+  if (runs) host.cannot(`${name} running debugger commands`);
+}
+
+const ENDLESS = /^\/dev\/(zero|u?random)$/;
+const WRITES = /^(>|>>|>\||&>|&>>)$/;
+
+/** Endless output (`yes`, `/dev/zero`) written to a file rather than a pipe fills the disk. */
+export function checkDiskFill(host: RuleHost, name: string, args: WordValue[], command: SimpleCommand): void {
+  const reads = [
+    ...args.map((arg) => arg.text),
+    ...command.redirects.filter((r) => r.op === '<').map((r) => evaluateWord(r.target).text),
+  ];
+  const endless =
+    name === 'yes' ||
+    (/^(cat|tac|tr|base64|od|xxd|hexdump|strings)$/.test(name) && reads.some((text) => ENDLESS.test(text)));
+  if (!endless || command.pipesOut) return;
+  for (const redirect of command.redirects) {
+    const target = evaluateWord(redirect.target).text;
+    if (WRITES.test(redirect.op) && !target.startsWith('/dev/'))
+      host.flag(`fills the disk (${name} > ${target})`);
+  }
 }
 
 function scheduledJobs(host: RuleHost, name: string, texts: string[]): void {
@@ -79,4 +167,6 @@ function services(host: RuleHost, name: string, texts: string[]): void {
     host.flag(`changes a service (launchctl ${verb})`);
   else if (name === 'loginctl' && verb === 'enable-linger')
     host.flag('changes a service (loginctl enable-linger)');
+  else if (/^(busctl|gdbus|dbus-send|qdbus)$/.test(name) && texts.some((text) => /systemd1/.test(text)))
+    host.flag(`changes a service (${name} systemd)`);
 }

@@ -1,6 +1,5 @@
-import { posix } from 'node:path';
-import type { Cwd } from './resolve-paths.js';
-import { absolutePath, type ShellContext, type WordValue } from './shell-paths.js';
+import { type Cwd, resolvePaths } from './resolve-paths.js';
+import type { AnalysisContext, WordValue } from './shell-paths.js';
 
 /** More possible working folders than this and the working folder counts as unknown. */
 const MAX_CWDS = 8;
@@ -19,6 +18,18 @@ interface ScopeState {
 function union(first: readonly Cwd[], second: readonly Cwd[]): Cwd[] {
   const all = [...new Set([...first, ...second])];
   return all.length > MAX_CWDS ? [undefined] : all;
+}
+
+/**
+ * The folders `value` names as a working folder from each of `from` (`cd x`, `env -C x`): undefined where
+ * it is only known at run time (run-time text, a glob, another process's `/proc/<pid>/cwd`, a descriptor).
+ */
+export function folderOf(value: WordValue, from: readonly Cwd[], ctx: AnalysisContext): Cwd[] {
+  if (value.dynamic || value.glob) return [undefined];
+  const { refs, unknown, unknownCwd } = resolvePaths(value, from, ctx);
+  const folders: Cwd[] = refs.slice(0, MAX_CWDS).map((ref) => ref.path);
+  if (unknown || unknownCwd || folders.length === 0) folders.push(undefined);
+  return [...new Set(folders)];
 }
 
 /** What one command did to the shell's working folder. */
@@ -78,7 +89,7 @@ export class CwdTracker {
    * Where `cd`, `pushd` or `popd` with `args` takes a command in `scope` (`pushd`/`popd` also keep their
    * history). `cdpath`: the script sets CDPATH, so a plain relative name may lead anywhere.
    */
-  move(scope: string, name: string, args: WordValue[], ctx: ShellContext, cdpath: boolean): Cwd[] {
+  move(scope: string, name: string, args: WordValue[], ctx: AnalysisContext, cdpath: boolean): Cwd[] {
     const state = this.state(scope);
     const from = this.cwds(scope);
     if (name === 'popd') return state.stack.pop() ?? [undefined];
@@ -89,11 +100,9 @@ export class CwdTracker {
       if (!target || /^[+-]\d*$/.test(target.text)) return [undefined];
     }
     if (!target) return [ctx.home];
-    const text = target.text;
-    if (text === '-' || target.dynamic || target.glob) return [undefined];
-    if (text.startsWith('/') || text.startsWith('~')) return [absolutePath(text, ctx)];
-    if (cdpath && !/^\.\.?(\/|$)/.test(text)) return [undefined];
-    return from.map((cwd) => (cwd === undefined ? undefined : posix.resolve(cwd, text)));
+    if (target.text === '-') return [undefined];
+    if (cdpath && !/^([/~]|\.\.?(\/|$))/.test(target.text)) return [undefined];
+    return folderOf(target, from, ctx);
   }
 
   private state(scope: string): ScopeState {

@@ -1,8 +1,10 @@
 import { ARCHIVE_PROGRAMS } from './archive-effects.js';
+import { gitEffects } from './git-effects.js';
 import { hasOption, optionValues, parseOptions } from './parse-options.js';
 import { SEARCH_PROGRAMS } from './search-effects.js';
 import { literalValue, type WordValue } from './shell-paths.js';
 import { programName } from './shell-programs.js';
+import { TOOL_PROGRAMS } from './tool-effects.js';
 
 /** A file or folder a command removes (`rm`, `find -delete`, the source of a move). */
 export interface Delete {
@@ -29,6 +31,8 @@ export interface Link {
 /** What one command does to files, by kind of access. Paths are arguments as written (relative or not). */
 export interface FileEffects {
   writes: WordValue[];
+  /** Folders created (`mkdir`): they overwrite nothing, so any depth in /tmp is scratch. */
+  folders: WordValue[];
   deletes: Delete[];
   links: Link[];
   /** Reads beyond the ones every argument is checked for (`dd if=…`). */
@@ -39,6 +43,14 @@ export interface FileEffects {
   recursiveChanges: Array<{ value: WordValue; verb: string }>;
   /** Arguments that are not paths from the working folder (a symbolic link's target, `dd` operands). */
   notPaths: WordValue[];
+  /** Copies and moves into a folder (`mv e/SOUL.md .`): each source's name lands in it. */
+  into: Array<{ folder: WordValue; sources: WordValue[] }>;
+  /** Folders that receive files whose names are not known here (an archive extracted, a patch applied). */
+  unpacks: WordValue[];
+  /** Copies and moves that keep links (`mv`, `cp -P`/`-a`/`-R`, `rsync -l`): a link among the sources is made again. */
+  linkCopies: Array<{ sources: WordValue[]; target: WordValue }>;
+  /** Shell command strings the program runs (`sed 'e CMD'`), checked as scripts. */
+  commands: Array<{ script: WordValue; where: string }>;
   signatures: string[];
   unanalysable: string[];
 }
@@ -47,12 +59,17 @@ export interface FileEffects {
 export function noEffects(): FileEffects {
   return {
     writes: [],
+    folders: [],
     deletes: [],
     links: [],
     reads: [],
     recursiveReads: [],
     recursiveChanges: [],
     notPaths: [],
+    into: [],
+    unpacks: [],
+    linkCopies: [],
+    commands: [],
     signatures: [],
     unanalysable: [],
   };
@@ -67,8 +84,19 @@ export type DescribeEffects = (args: WordValue[], effects: FileEffects) => void;
  */
 export function fileEffects(name: string, args: WordValue[]): FileEffects {
   const effects = noEffects();
-  (FILE_PROGRAMS[name] ?? ARCHIVE_PROGRAMS[name] ?? SEARCH_PROGRAMS[name])?.(args, effects);
+  describer(name)?.(args, effects);
   return effects;
+}
+
+/** Whether the analysis knows which files `name` writes, deletes and links (so no argument is a guess). */
+export function describesEffects(name: string): boolean {
+  return describer(name) !== undefined;
+}
+
+function describer(name: string): DescribeEffects | undefined {
+  return name === 'git'
+    ? gitEffects
+    : (FILE_PROGRAMS[name] ?? ARCHIVE_PROGRAMS[name] ?? SEARCH_PROGRAMS[name] ?? TOOL_PROGRAMS[name]);
 }
 
 const TARGET = ['t', 'S', 'target-directory', 'suffix'];
@@ -107,14 +135,47 @@ function changeOwnerOrMode(verb: string, isOption: (text: string) => boolean): D
       } else if (isOption(arg.text)) recursive ||= arg.text.includes('R');
       else operands.push(arg);
     }
+    const harmless = !reference && verb === 'recursive chmod' && harmlessMode(operands[0]?.text ?? '');
     for (const value of reference ? operands : operands.slice(1)) {
       effects.writes.push(value);
-      if (recursive) effects.recursiveChanges.push({ value, verb });
+      if (recursive && !harmless) effects.recursiveChanges.push({ value, verb });
     }
   };
 }
 
 const ownerOptions = (text: string) => /^-[RcfvhHLP]+$/.test(text);
+
+/** Sizes this large count as filling the disk. */
+const DISK_FILL = 2 ** 30;
+
+/** Bytes in a size such as `500G`, `10M`, `1KB`, `+2GiB` (K = 1024, KB = 1000); undefined when not one. */
+export function sizeBytes(text: string): number | undefined {
+  const match = /^\+?(\d+(?:\.\d+)?)(?:([kKMGTPE])(i?B)?)?$/.exec(text.trim());
+  if (!match) return undefined;
+  const power = match[2] ? 'KMGTPE'.indexOf(match[2].toUpperCase()) + 1 : 0;
+  return Number(match[1]) * (match[3] === 'B' ? 1000 : 1024) ** power;
+}
+
+/** `fallocate -l SIZE FILE`, `truncate -s SIZE FILE`: writes FILE, and a size of a gigabyte or more fills the disk. */
+function sized(name: string, sizes: string[], values: string[]): DescribeEffects {
+  return (args, effects) => {
+    const parsed = parseOptions(args, [...sizes, ...values]);
+    effects.writes.push(...parsed.operands);
+    const size = optionValues(parsed, ...sizes)[0];
+    if (size && (sizeBytes(size.text) ?? 0) >= DISK_FILL)
+      effects.signatures.push(`fills the disk (${name} ${size.text})`);
+  };
+}
+
+/**
+ * A mode change that cannot lock anyone out or open the files to others: adding the owner's permissions
+ * (`u+w`) or taking group and others' away (`go-rwx`).
+ */
+function harmlessMode(mode: string): boolean {
+  return mode
+    .split(',')
+    .every((clause) => /^u+[+=][rwxX]+$/.test(clause) || /^[go]+-[rwxXst]+$/.test(clause));
+}
 
 const FILE_PROGRAMS: Record<string, DescribeEffects> = {
   rm(args, effects) {
@@ -133,16 +194,24 @@ const FILE_PROGRAMS: Record<string, DescribeEffects> = {
       for (const value of parsed.operands) effects.deletes.push({ value });
   },
   mv(args, effects) {
-    const { sources, target } = destination(args, TARGET);
+    const { parsed, sources, target } = destination(args, TARGET);
     if (!target) return;
     effects.writes.push(target);
     for (const value of sources) effects.deletes.push({ value, verb: 'move', move: true });
+    if (!hasOption(parsed, 'T', 'no-target-directory')) effects.into.push({ folder: target, sources });
+    effects.linkCopies.push({ sources, target });
   },
   cp(args, effects) {
     const { parsed, folder, sources, target } = destination(args, TARGET);
     if (!target) return;
     effects.writes.push(target);
-    if (hasOption(parsed, 'r', 'R', 'a', 'recursive', 'archive')) effects.recursiveReads.push(...sources);
+    if (!hasOption(parsed, 'T', 'no-target-directory')) effects.into.push({ folder: target, sources });
+    const recursive = hasOption(parsed, 'r', 'R', 'a', 'recursive', 'archive');
+    if (recursive) effects.recursiveReads.push(...sources);
+    // GNU cp copies links as links with -P, -d, -a, and with -R unless -L or -H follows them.
+    const keepsLinks = hasOption(parsed, 'P', 'd', 'a', 'no-dereference', 'archive') || recursive;
+    if (keepsLinks && !hasOption(parsed, 'L', 'H', 'dereference'))
+      effects.linkCopies.push({ sources, target });
     const symbolic = hasOption(parsed, 's', 'symbolic-link');
     if (!symbolic && !hasOption(parsed, 'l', 'link')) return;
     const where = folder || sources.length > 1 ? { folder: target } : { path: target };
@@ -153,8 +222,11 @@ const FILE_PROGRAMS: Record<string, DescribeEffects> = {
     const { parsed, target } = destination(args, [...TARGET, 'm', 'o', 'g', 'mode', 'owner', 'group']);
     if (hasOption(parsed, 'strip-program'))
       effects.unanalysable.push('install --strip-program runs a program');
-    if (hasOption(parsed, 'd', 'directory')) effects.writes.push(...parsed.operands);
-    else if (target) effects.writes.push(target);
+    if (hasOption(parsed, 'd', 'directory')) effects.folders.push(...parsed.operands);
+    else if (target) {
+      effects.writes.push(target);
+      effects.into.push({ folder: target, sources: destination(args, TARGET).sources });
+    }
   },
   ln(args, effects) {
     const parsed = parseOptions(args, TARGET);
@@ -185,14 +257,16 @@ const FILE_PROGRAMS: Record<string, DescribeEffects> = {
     effects.links.push({ target, path, symbolic: false });
   },
   touch: writeOperands(['d', 't', 'r', 'date', 'reference']),
-  mkdir: writeOperands(['m', 'mode', 'context']),
+  mkdir(args, effects) {
+    effects.folders.push(...parseOptions(args, ['m', 'mode', 'context']).operands);
+  },
   mkfifo: writeOperands(['m', 'mode', 'context']),
   mknod(args, effects) {
     const first = parseOptions(args, ['m', 'mode', 'context']).operands[0];
     if (first) effects.writes.push(first);
   },
-  truncate: writeOperands(['s', 'r', 'size', 'reference']),
-  fallocate: writeOperands(['l', 'o', 'offset', 'length']),
+  truncate: sized('truncate', ['s', 'size'], ['r', 'reference']),
+  fallocate: sized('fallocate', ['l', 'length'], ['o', 'offset']),
   tee: writeOperands([]),
   chmod: changeOwnerOrMode('recursive chmod', (text) => /^-[RcfvH]+$/.test(text)),
   chown: changeOwnerOrMode('recursive chown', ownerOptions),
@@ -202,20 +276,17 @@ const FILE_PROGRAMS: Record<string, DescribeEffects> = {
   },
   dd(args, effects) {
     effects.notPaths.push(...args);
+    const operand = (key: string) =>
+      args.find((arg) => arg.text.startsWith(`${key}=`))?.text.slice(key.length + 1);
     for (const arg of args) {
       const [, key, path] = /^(if|of)=(.+)$/.exec(arg.text) ?? [];
       if (path) (key === 'of' ? effects.writes : effects.reads).push({ ...arg, text: path });
     }
-  },
-  sed(args, effects) {
-    const inPlace = (text: string) => /^-[a-zA-Z]*i/.test(text) || /^--in-place(=|$)/.test(text);
-    if (!args.some((arg) => inPlace(arg.text))) return;
-    const parsed = parseOptions(
-      args.filter((arg) => !inPlace(arg.text)),
-      ['e', 'f', 'l', 'expression', 'file', 'line-length'],
-    );
-    const scripted = optionValues(parsed, 'e', 'f', 'expression', 'file').length > 0;
-    effects.writes.push(...(scripted ? parsed.operands : parsed.operands.slice(1)));
+    const block = sizeBytes(operand('obs') ?? operand('bs') ?? '512') ?? 512;
+    const count = operand('count');
+    const endless = count === undefined && /^\/dev\/(zero|u?random)$/.test(operand('if') ?? '');
+    const total = count === undefined ? 0 : (sizeBytes(count) ?? 0) * block;
+    if (operand('of') && (endless || total >= DISK_FILL)) effects.signatures.push('fills the disk (dd)');
   },
   find: findEffects,
 };

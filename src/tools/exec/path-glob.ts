@@ -1,20 +1,24 @@
 import picomatch from 'picomatch';
-import { RUNTIME } from './shell-paths.js';
+import { type GlobOptions, RUNTIME } from './shell-paths.js';
 
-const GLOB_CHARS = /[*?[]/;
+const GLOB_CHARS = /[*?[]|[@!+]\(/;
 const matchers = new Map<string, (name: string) => boolean>();
 
-/** Whether a path segment spelled as a bash pattern could name `name` (RUNTIME counts as `*`). */
-export function segmentMatches(pattern: string, name: string): boolean {
+/**
+ * Whether a path segment spelled as a bash pattern (extglob groups included) could name `name` (RUNTIME
+ * counts as `*`). `options`: the script set `dotglob` (or GLOBIGNORE) or `nocaseglob`.
+ */
+export function segmentMatches(pattern: string, name: string, options?: GlobOptions): boolean {
   if (!GLOB_CHARS.test(pattern) && !pattern.includes(RUNTIME)) return pattern === name;
   // bash without dotglob: `*` and `?` do not match a leading dot (picomatch's default agrees); run-time
   // text at the start may.
-  const dot = pattern.startsWith(RUNTIME);
+  const dot = pattern.startsWith(RUNTIME) || options?.dot === true;
+  const nocase = options?.nocase === true;
   const glob = pattern.replaceAll(RUNTIME, '*');
-  const key = `${dot ? '.' : ' '}${glob}`;
+  const key = `${dot ? '.' : ' '}${nocase ? 'i' : ' '}${glob}`;
   let matcher = matchers.get(key);
   if (!matcher) {
-    matcher = picomatch(glob, { dot });
+    matcher = picomatch(glob, { dot, nocase });
     if (matchers.size > 500) matchers.clear();
     matchers.set(key, matcher);
   }
@@ -39,7 +43,7 @@ export interface Overlap {
  * How the paths an absolute pattern can name (glob characters, RUNTIME for run-time text, which may hold
  * slashes) relate to `folder`; undefined when none of them is the folder, inside it or above it.
  */
-export function overlap(pattern: string, folder: string): Overlap | undefined {
+export function overlap(pattern: string, folder: string, options?: GlobOptions): Overlap | undefined {
   const names = segments(pattern);
   const parts = segments(folder);
   for (let index = 0; index < names.length; index++) {
@@ -50,10 +54,11 @@ export function overlap(pattern: string, folder: string): Overlap | undefined {
       const head = name.includes(RUNTIME) ? name.slice(0, name.indexOf(RUNTIME)) : '';
       const part = parts[index]!;
       const fits =
-        head === '' || (GLOB_CHARS.test(head) ? segmentMatches(`${head}*`, part) : part.startsWith(head));
+        head === '' ||
+        (GLOB_CHARS.test(head) ? segmentMatches(`${head}*`, part, options) : part.startsWith(head));
       return fits ? { self: true, inside: true, above: true } : undefined;
     }
-    if (!segmentMatches(name, parts[index]!)) return undefined;
+    if (!segmentMatches(name, parts[index]!, options)) return undefined;
   }
   return names.length === parts.length
     ? { self: true, inside: false, above: false }
@@ -78,8 +83,12 @@ export function broadGlobBase(pattern: string): string {
 }
 
 /** Whether a pattern's segment could name `..` (`.*`, `.?`), letting it climb out of its folder. */
-export function climbingSegment(segment: string): boolean {
-  return segment.startsWith('.') && GLOB_CHARS.test(segment) && segmentMatches(segment, '..');
+export function climbingSegment(segment: string, options?: GlobOptions): boolean {
+  return (
+    (segment.startsWith('.') || options?.dot === true) &&
+    GLOB_CHARS.test(segment) &&
+    segmentMatches(segment, '..', options)
+  );
 }
 
 /** Whether text has glob characters or run-time parts (so it stands for a set of paths). */

@@ -1,15 +1,38 @@
+import { checkBuiltin } from './check-builtins.js';
+import { checkAssignment, RUN_MARKER } from './check-env.js';
 import { checkFileEffects, checkRead, checkWrite } from './check-file-effects.js';
-import { checkGit, checkGitEnvironment, gitSubcommand } from './check-git.js';
+import { checkGit } from './check-git.js';
 import { checkInterpreter, checkSource, checkSu, runsScriptDirectly } from './check-interpreter.js';
-import { checkSystem } from './check-system.js';
+import { checkSqlite } from './check-sqlite.js';
+import { checkDiskFill, checkSystem } from './check-system.js';
+import {
+  checkCommandRunners,
+  checkCredentials,
+  checkEditor,
+  checkOptionRunners,
+  checkWrenCli,
+} from './check-tools.js';
+import { folderOf } from './cwd-tracker.js';
 import { type FileEffects, fileEffects, noEffects } from './file-effects.js';
-import type { Cwd } from './resolve-paths.js';
+import { parseGit } from './git-effects.js';
+import { checkNamedLocations } from './named-locations.js';
+import { hostsIn, reachesNetwork } from './network-programs.js';
+import { SAFE_DEVICES } from './path-refs.js';
+import { contentOperands, NAMES_ONLY } from './program-kinds.js';
+import { pythonModule } from './python-modules.js';
+import { type Cwd, insideWorkspace, resolvePaths } from './resolve-paths.js';
 import type { RuleHost } from './rule-host.js';
 import type { Redirection, SimpleCommand } from './shell-commands.js';
-import { DECLARATIONS } from './shell-expansion.js';
-import { evaluateWordWith, type Parameters, type ShellContext, type WordValue } from './shell-paths.js';
-import { hostOf, isInterpreter, NETWORK_PROGRAMS, programName } from './shell-programs.js';
-import { unwrapCommand } from './shell-wrappers.js';
+import { DECLARATIONS, evaluateWords } from './shell-expansion.js';
+import {
+  type AnalysisContext,
+  type Parameters,
+  SYSTEM_FOLDERS,
+  showPath,
+  type WordValue,
+} from './shell-paths.js';
+import { isInterpreter, programName } from './shell-programs.js';
+import { type Unwrapped, unwrapCommand } from './shell-wrappers.js';
 
 /** What the rules found in one script (and the scripts nested in it). */
 export interface Findings {
@@ -23,6 +46,10 @@ export interface Findings {
   network: boolean;
   /** It runs an interpreter on a file, a local program or a task runner. */
   runsScript: boolean;
+  /** It clears Wren's run marker from some environment (`unset WREN_EXEC_RUN`, `env -i`, `exec -c`). */
+  clearsMarker: boolean;
+  /** It detaches a process (`setsid`, `nohup`, `disown`, `&`). */
+  detaches: boolean;
 }
 
 /** Bounds wrapper chains (`sudo env nice …`), nested scripts, aliases and calls. */
@@ -31,24 +58,16 @@ const WRITE_REDIRECTS = new Set(['>', '>>', '>|', '<>', '&>', '&>>', '>&']);
 const PRIVILEGE = new Set(['sudo', 'su', 'doas', 'pkexec', 'runuser']);
 /** Builtins that change the shell's working folder; their arguments are not files read. */
 export const FOLDER_CHANGES = new Set(['cd', 'pushd', 'popd']);
-
-/** Programs that show names or metadata, never contents: a glob they expand reads no secret. */
-const NAMES_ONLY = new Set([
-  'ls',
-  'du',
-  'stat',
-  'file',
-  'echo',
-  'printf',
-  'test',
-  '[',
-  'basename',
-  'dirname',
-]);
+const DETACHES = new Set(['setsid', 'nohup', 'disown', 'daemonize', 'start-stop-daemon']);
 
 /** Targets of writes and deletes are checked as such; other arguments may be files the program reads. */
 function targetsOf(effects: FileEffects): WordValue[] {
-  return [...effects.notPaths, ...effects.writes, ...effects.deletes.map((remove) => remove.value)];
+  return [
+    ...effects.notPaths,
+    ...effects.writes,
+    ...effects.folders,
+    ...effects.deletes.map((remove) => remove.value),
+  ];
 }
 
 /**
@@ -58,16 +77,25 @@ function targetsOf(effects: FileEffects): WordValue[] {
  */
 export abstract class ProgramCheck implements RuleHost {
   cwds: readonly Cwd[];
+  /** The context; a script that sets glob options (`shopt -s dotglob`) replaces it with one that says so. */
+  ctx: AnalysisContext;
+  /** The same command checked again with other values of its variables: programs and calls count once. */
+  protected repeat = false;
+  private current?: SimpleCommand;
 
   constructor(
-    readonly ctx: ShellContext,
+    ctx: AnalysisContext,
     protected readonly findings: Findings,
     cwds: readonly Cwd[],
   ) {
+    this.ctx = ctx;
     this.cwds = cwds;
   }
 
   abstract nestedScript(text: string, where: string): void;
+
+  /** A script this shell runs later with its own variables (`trap CODE`, `mapfile -C CODE`). */
+  protected abstract sharedScript(text: string, where: string): void;
 
   /** A program the script itself defines (a function) was run with these arguments. */
   protected abstract called(name: string, args: WordValue[], command: SimpleCommand): void;
@@ -87,16 +115,56 @@ export abstract class ProgramCheck implements RuleHost {
     this.findings.runsScript = true;
   }
 
+  network(): void {
+    this.findings.network = true;
+  }
+
+  host(name: string): void {
+    if (!this.findings.hosts.includes(name)) this.findings.hosts.push(name);
+  }
+
+  hides(part: 'clears' | 'detaches'): void {
+    if (part === 'clears') this.findings.clearsMarker = true;
+    else this.findings.detaches = true;
+  }
+
+  nestedCommand(values: WordValue[], _where: string): void {
+    if (this.current) this.invocation(values, this.current, false, 1);
+  }
+
   protected redirect(redirect: Redirection, params: Parameters | undefined): void {
-    const value = evaluateWordWith(redirect.target, params);
-    if (redirect.op === '<' || redirect.op === '<>') checkRead(this, value, false);
-    if (!WRITE_REDIRECTS.has(redirect.op) || (redirect.op === '>&' && /^(\d+|-)$/.test(value.text))) return;
-    checkWrite(this, value);
+    for (const value of evaluateWords(redirect.target, params)) {
+      if (redirect.op === '<' || redirect.op === '<>') {
+        checkRead(this, value, false, true);
+        if (redirect.fd !== undefined && !/^[012]$/.test(redirect.fd)) this.descriptor(value);
+      }
+      if (!WRITE_REDIRECTS.has(redirect.op) || (redirect.op === '>&' && /^(\d+|-)$/.test(value.text)))
+        continue;
+      checkWrite(this, value);
+    }
+  }
+
+  /**
+   * `3<DIR`: a descriptor open on a folder lets later paths (`/dev/fd/3/…`) reach inside it, past every
+   * check; one on a folder outside the workspace is a signature.
+   */
+  private descriptor(value: WordValue): void {
+    const { ctx } = this;
+    for (const ref of resolvePaths(value, this.cwds, ctx).refs) {
+      if (insideWorkspace(ref, ctx) || SAFE_DEVICES.test(ref.path)) continue;
+      const folder =
+        /\/$|^~[^/]*$/.test(value.text) ||
+        [ctx.home, '/', ...SYSTEM_FOLDERS, ...ctx.protectedPaths].includes(ref.path) ||
+        /^\/proc\/[^/]+$/.test(ref.path) ||
+        ref.path.startsWith(`${ctx.home}/.`);
+      if (folder)
+        this.flag(`opens a folder outside the workspace on a file descriptor (${showPath(ref.path, ctx)})`);
+    }
   }
 
   protected assignment(value: WordValue): void {
-    checkGitEnvironment(this, value);
-    checkRead(this, value, false);
+    checkAssignment(this, value);
+    checkRead(this, value, false, false);
   }
 
   /** One program run with its arguments (after assignments); `top` when at the script's own level. */
@@ -107,15 +175,15 @@ export abstract class ProgramCheck implements RuleHost {
       this.cannot('the program name comes from a variable or substitution');
       return;
     }
+    this.current = command;
     const name = programName(head.text);
     const args = values.slice(1);
     const unwrapped = unwrapCommand(name, args);
-    if (top && (!unwrapped || PRIVILEGE.has(name))) {
-      this.findings.programs.push(name);
-      top = false;
-    }
+    if (top && !this.repeat && (!unwrapped || PRIVILEGE.has(name))) this.findings.programs.push(name);
+    if (top && (!unwrapped || PRIVILEGE.has(name))) top = false;
     const effects = unwrapped ? noEffects() : fileEffects(name, args);
-    this.arguments(name, args, targetsOf(effects));
+    this.arguments(name, args, effects, unwrapped !== undefined);
+    if (DETACHES.has(name) || command.background) this.hides('detaches');
     if (PRIVILEGE.has(name)) this.flag(`runs as another user (${name})`);
     if (name === 'eval') {
       this.cannot('`eval` runs text assembled at run time');
@@ -126,70 +194,90 @@ export abstract class ProgramCheck implements RuleHost {
       return;
     }
     if (unwrapped) {
-      if (!('inner' in unwrapped)) this.cannot(unwrapped.unanalysable);
-      else if (wrapped > MAX_DEPTH) this.cannot('too many nested wrapper commands');
-      else this.invocation(unwrapped.inner, command, top, wrapped + 1);
+      checkSystem(this, name, args);
+      this.wrapped(unwrapped, command, top, wrapped);
       return;
     }
     if (runsScriptDirectly(head.text, name, args, command)) this.runsScript();
     checkFileEffects(this, effects);
     this.rules(name, args, command);
-    this.called(name, args, command);
+    if (!this.repeat) this.called(name, args, command);
   }
 
-  /** The file rules alone for one program run (through wrappers): what it reads, writes, deletes, links. */
-  protected fileAccess(values: WordValue[], wrapped = 0): void {
-    const head = values[0];
-    if (!head || head.dynamic) return;
-    const name = programName(head.text);
-    const args = values.slice(1);
-    const unwrapped = unwrapCommand(name, args);
-    if (unwrapped) {
-      if ('inner' in unwrapped && wrapped <= MAX_DEPTH) this.fileAccess(unwrapped.inner, wrapped + 1);
+  /** The command a wrapper runs, in the folder it gives (`env -C DIR`), or its command string. */
+  private wrapped(unwrapped: Unwrapped, command: SimpleCommand, top: boolean, depth: number): void {
+    if ('unanalysable' in unwrapped) {
+      this.cannot(unwrapped.unanalysable);
       return;
     }
-    const effects = fileEffects(name, args);
-    const targets = targetsOf(effects);
-    for (const arg of args)
-      if (!targets.includes(arg) && !FOLDER_CHANGES.has(name)) checkRead(this, arg, false);
-    checkFileEffects(this, effects);
+    if (depth > MAX_DEPTH) {
+      this.cannot('too many nested wrapper commands');
+      return;
+    }
+    const saved = this.cwds;
+    if (unwrapped.chdir) this.cwds = folderOf(unwrapped.chdir, saved, this.ctx);
+    if ('script' in unwrapped) {
+      if (unwrapped.script.dynamic) this.cannot(`${unwrapped.where} with a command built at run time`);
+      else this.nestedScript(unwrapped.script.text, unwrapped.where);
+    } else {
+      for (const file of unwrapped.writes) checkWrite(this, file);
+      if (unwrapped.clearsEnvironment || unwrapped.unsets.includes(RUN_MARKER)) this.hides('clears');
+      this.invocation(unwrapped.inner, command, top, depth + 1);
+    }
+    this.cwds = saved;
   }
 
-  /** What every argument can do, whatever the program: read a secret, name a host, set git's environment. */
-  private arguments(name: string, args: WordValue[], targets: WordValue[]): void {
-    for (const arg of args) {
+  /**
+   * What every argument can do, whatever the program: read a secret (a file only known at run time, when
+   * the program reads contents), name a host, set an environment variable (`env`, `export`), name a
+   * protected location or an instruction file; and whether the program reaches the network.
+   */
+  private arguments(name: string, args: WordValue[], effects: FileEffects, wrapper: boolean): void {
+    const targets = targetsOf(effects);
+    const files = wrapper ? new Set<WordValue>() : contentOperands(name, args);
+    args.forEach((arg, index) => {
       const read = !targets.includes(arg) && !FOLDER_CHANGES.has(name) && !(arg.glob && NAMES_ONLY.has(name));
-      if (read) checkRead(this, arg, false);
-      const host = arg.dynamic ? undefined : hostOf(arg.text);
-      if (host && !this.findings.hosts.includes(host)) this.findings.hosts.push(host);
+      if (read) checkRead(this, arg, false, files.has(arg));
+      for (const found of hostsIn(arg, args[index - 1])) this.host(found);
       if ((name === 'env' || DECLARATIONS.has(name)) && /^[A-Za-z_]\w*\+?=/.test(arg.text))
-        checkGitEnvironment(this, arg);
-    }
-    if (NETWORK_PROGRAMS.has(name)) this.findings.network = true;
-    if (name === 'git' && /^(push|pull|fetch|clone|ls-remote)$/.test(args[gitSubcommand(args)]?.text ?? ''))
-      this.findings.network = true;
-    if (name === 'alias') this.defineAliases(args);
+        checkAssignment(this, arg);
+    });
+    if (!wrapper) checkNamedLocations(this, name, args, targets);
+    const git = name === 'git' ? parseGit(args) : undefined;
+    if (reachesNetwork(name, args, git?.subcommand, git?.rest)) this.network();
+    if (name === 'alias' && !this.repeat) this.defineAliases(args);
   }
 
   private rules(name: string, args: WordValue[], command: SimpleCommand): void {
     checkSystem(this, name, args);
-    if (name === 'source' || name === '.') checkSource(this, name, args);
-    else if (isInterpreter(name)) checkInterpreter(this, name, args, command);
-    else if (name === 'git') checkGit(this, args);
+    checkDiskFill(this, name, args, command);
+    checkCredentials(this, name, args);
+    checkWrenCli(this, name, args);
+    checkCommandRunners(this, name, args);
+    checkOptionRunners(this, name, args);
+    checkEditor(this, name, args, command);
+    checkSqlite(this, name, args, command);
+    checkBuiltin(this, name, args, (text, where) => this.sharedScript(text, where));
+    if (name === 'source' || name === '.') checkSource(this, name, args, command);
+    else if (isInterpreter(name)) {
+      checkInterpreter(this, name, args, command);
+      const module = /^python/.test(name) ? pythonModule(args) : undefined;
+      if (module) checkFileEffects(this, module.effects);
+      if (module?.network) this.network();
+    } else if (name === 'git') checkGit(this, args);
     else if (name === 'find') this.findExec(args, command);
-    else if (
-      /^[gm]?awk$/.test(name) &&
-      args.some((arg) => /\bsystem\s*\(|\|\s*getline|print[^;]*\|/.test(arg.text))
-    )
-      this.cannot(`${name} running commands from its program`);
   }
 
-  /** The commands `find -exec … ;` runs, checked like any other. */
+  /** The commands `find -exec … ;` runs, checked like any other; `-execdir` runs in each found file's folder. */
   private findExec(args: WordValue[], command: SimpleCommand): void {
     for (let index = 0; index < args.length; index++) {
-      if (!/^-(exec|execdir|ok|okdir)$/.test(args[index]!.text)) continue;
+      const action = args[index]!.text;
+      if (!/^-(exec|execdir|ok|okdir)$/.test(action)) continue;
       const end = args.findIndex((arg, at) => at > index && (arg.text === ';' || arg.text === '+'));
+      const saved = this.cwds;
+      if (action.endsWith('dir')) this.cwds = [undefined];
       this.invocation(args.slice(index + 1, end === -1 ? undefined : end), command, true);
+      this.cwds = saved;
       if (end === -1) break;
       index = end;
     }

@@ -2,7 +2,7 @@ import type { ShellScript, SimpleCommand } from './shell-commands.js';
 import { literalOf, ShellLexError, type Token, type Word, type WordPart } from './shell-tokens.js';
 
 /** Words that only shape control flow at the start of a command. */
-const KEYWORDS = new Set(['!', 'if', 'then', 'else', 'elif', 'fi', 'do', 'time']);
+const KEYWORDS = new Set(['!', 'then', 'else', 'elif', 'do', 'time']);
 const LIST_OPS = new Set([';', '\n', '&&', '||', '&']);
 
 /** Where a walk starts: the context of the word or script it belongs to. */
@@ -15,14 +15,18 @@ export interface WalkOptions {
   scope: string;
   /** Whether it runs inside a loop. */
   inLoop: boolean;
+  /** Whether it runs only on some paths (inside a branch, a loop or after `&&`/`||`). */
+  conditional: boolean;
 }
 
 interface Frame {
-  kind: 'group' | 'subshell' | 'case' | 'loop';
+  kind: 'group' | 'subshell' | 'case' | 'loop' | 'if';
   pipeInput: boolean;
   function?: string;
   /** For `case`: reading the subject, patterns or a branch body. */
   mode?: 'subject' | 'pattern' | 'body';
+  /** It opened after `&&`/`||` (so everything in it runs only on some paths). */
+  conditional: boolean;
   /** The enclosing statement's start and scope, restored when the frame closes. */
   outerStatementStart: number;
   outerScope: string;
@@ -41,6 +45,10 @@ interface WalkState {
   skipUntil?: 'list-end' | 'double-bracket';
   /** The statement being read started with `coproc`: it runs in the background. */
   coproc: boolean;
+  /** After `&&` or `||` in the current statement. */
+  andOr: boolean;
+  /** The `for`/`select` header being read. */
+  loop?: { select: boolean; header: Word[] };
 }
 
 /** Whether a word is spelled as a reserved word (unquoted literal). */
@@ -72,6 +80,7 @@ function fresh(): SimpleCommand {
     functions: [],
     nested: false,
     scope: '',
+    conditional: false,
   };
 }
 
@@ -93,6 +102,7 @@ export class ScriptWalker {
       statementStart: this.result.commands.length,
       scope: options.scope,
       coproc: false,
+      andOr: false,
     };
     for (let index = 0; index < tokens.length; index++) {
       const token = tokens[index]!;
@@ -101,9 +111,11 @@ export class ScriptWalker {
       } else if (token.kind === 'redirect') {
         this.scan(state, token.target);
         if (token.heredoc) this.scanParts(state, token.heredoc.parts);
+        this.result.words.push(token.target);
         state.current.redirects.push({
           op: token.op,
           target: token.target,
+          ...(token.fd ? { fd: token.fd } : {}),
           ...(token.heredoc ? { heredoc: token.heredoc } : {}),
         });
       } else if (token.kind === 'op') index = this.operator(state, token.op, tokens, index);
@@ -119,7 +131,7 @@ export class ScriptWalker {
       if (op === ')') frame.mode = 'body';
       return index;
     }
-    if (state.skipUntil === 'list-end' && (op === ';' || op === '\n')) state.skipUntil = undefined;
+    if (state.skipUntil === 'list-end' && (op === ';' || op === '\n')) this.endLoopHeader(state);
     if (op === '|' || op === '|&') {
       state.current.pipesOut = true;
       const done = this.finish(state);
@@ -175,8 +187,11 @@ export class ScriptWalker {
       return index;
     }
     if (state.skipUntil === 'list-end') {
-      if (text === 'do') state.skipUntil = undefined;
-      else this.scan(state, word);
+      if (text === 'do') this.endLoopHeader(state);
+      else {
+        this.scan(state, word);
+        state.loop?.header.push(word);
+      }
       return index;
     }
     const atStart = state.current.words.length === 0 && state.current.assignments.length === 0;
@@ -209,6 +224,13 @@ export class ScriptWalker {
       case 'select':
         this.pushFrame(state, 'loop');
         state.skipUntil = 'list-end';
+        state.loop = { select: text === 'select', header: [] };
+        return index;
+      case 'if':
+        this.pushFrame(state, 'if');
+        return index;
+      case 'fi':
+        this.popFrame(state, 'if', 'fi');
         return index;
       case 'done':
         this.popFrame(state, 'loop', 'done');
@@ -253,6 +275,18 @@ export class ScriptWalker {
     return name?.kind === 'word' && compound ? index + 1 : index;
   }
 
+  /** The end of a `for NAME [in WORDS]` header: the values NAME takes. */
+  private endLoopHeader(state: WalkState): void {
+    state.skipUntil = undefined;
+    const loop = state.loop;
+    state.loop = undefined;
+    const [name, keyword, ...list] = loop?.header ?? [];
+    const text = name ? literalOf(name) : undefined;
+    if (!loop || !text) return;
+    const words = keyword && literalOf(keyword) === 'in' ? { words: list } : {};
+    this.result.loops.push({ name: text, select: loop.select, ...words });
+  }
+
   private caseFrame(state: WalkState): Frame | undefined {
     const top = state.frames.at(-1);
     return top?.kind === 'case' ? top : undefined;
@@ -262,6 +296,7 @@ export class ScriptWalker {
     const frame: Frame = {
       kind,
       pipeInput: state.afterPipe,
+      conditional: state.andOr || (kind !== 'group' && kind !== 'subshell'),
       outerStatementStart: state.statementStart,
       outerScope: state.scope,
       ...(kind === 'case' ? { mode: 'subject' as const } : {}),
@@ -309,6 +344,8 @@ export class ScriptWalker {
     command.nested = state.options.nested;
     command.scope = state.scope;
     command.inLoop = this.inLoop(state);
+    command.conditional =
+      state.options.conditional || state.andOr || state.frames.some((frame) => frame.conditional);
     this.result.commands.push(command);
     state.current = fresh();
     return command;
@@ -324,7 +361,8 @@ export class ScriptWalker {
       }
     }
     state.coproc = false;
-    state.statementStart = this.result.commands.length;
+    state.andOr = op === '&&' || op === '||';
+    if (!state.andOr) state.statementStart = this.result.commands.length;
     state.afterPipe = false;
   }
 
@@ -341,9 +379,18 @@ export class ScriptWalker {
           nested: true,
           scope: this.newScope(state.scope),
           inLoop: this.inLoop(state),
+          conditional:
+            state.options.conditional || state.andOr || state.frames.some((frame) => frame.conditional),
         });
-      } else if (part.type === 'param') this.scanParts(state, part.inner);
-      else if (part.type === 'array') for (const word of part.words) this.scan(state, word);
+      } else if (part.type === 'param') {
+        if (part.op === 'indirect')
+          this.result.unanalysable.push(
+            'an indirect expansion ${!…} (the value names what is read, subscripts run)',
+          );
+        if (part.op === 'prompt')
+          this.result.unanalysable.push('a prompt expansion ${…@P} runs substitutions in the value');
+        this.scanParts(state, part.inner);
+      } else if (part.type === 'array') for (const word of part.words) this.scan(state, word);
       else if (part.type === 'arith' && /\$\(|`/.test(part.raw))
         this.result.unanalysable.push('a command substitution inside $(( … ))');
     }

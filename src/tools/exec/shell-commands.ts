@@ -4,6 +4,8 @@ import { ShellLexer, type Word, type WordPart } from './shell-lexer.js';
 /** A redirection attached to a command. */
 export interface Redirection {
   op: string;
+  /** The descriptor it opens (`3` in `3<~`, `{fd}` in `{fd}<x`), when given. */
+  fd?: string;
   target: Word;
   heredoc?: { expands: boolean; parts: WordPart[] };
 }
@@ -24,6 +26,8 @@ export interface SimpleCommand {
   forkedInLoop: boolean;
   /** Inside a loop (`while`, `until`, `for`, `select`), condition or body. */
   inLoop: boolean;
+  /** Runs only on some paths: after `&&`/`||`, in an `if`, `case` or loop. */
+  conditional: boolean;
   /** Names of the functions whose body contains it, innermost last. */
   functions: string[];
   /** Found inside a substitution (`$(…)`, backticks, `<(…)`) rather than at the script's own level. */
@@ -43,9 +47,19 @@ export interface FunctionDefinition {
   scope: string;
 }
 
+/** A `for NAME in WORDS` or `select` loop: the values its variable takes. */
+export interface LoopBinding {
+  name: string;
+  /** The list after `in`; undefined without one (`for f; do`: the positional parameters). */
+  words?: Word[];
+  /** `select`: the value comes from input. */
+  select: boolean;
+}
+
 /** Everything the walk found in one script. */
 export interface ShellScript {
   commands: SimpleCommand[];
+  loops: LoopBinding[];
   /** Why parts of the script cannot be analysed (empty when all of it can). */
   unanalysable: string[];
   /** Every word seen, including those outside command position (for `$IFS` and similar checks). */
@@ -59,12 +73,13 @@ export const ROOT_SCOPE = '0';
 
 /** Parses and walks a script (tokenizing it first). Throws ShellLexError on syntax it does not follow. */
 export function walkScript(text: string): ShellScript {
-  const result: ShellScript = { commands: [], unanalysable: [], words: [], functions: new Map() };
+  const result: ShellScript = { commands: [], loops: [], unanalysable: [], words: [], functions: new Map() };
   new ScriptWalker(result).walk(ShellLexer.tokenize(text), {
     functions: [],
     nested: false,
     scope: ROOT_SCOPE,
     inLoop: false,
+    conditional: false,
   });
   return result;
 }

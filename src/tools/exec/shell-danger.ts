@@ -1,3 +1,4 @@
+import { hidesArithmeticCode } from './check-builtins.js';
 import { CwdTracker } from './cwd-tracker.js';
 import { type Findings, FOLDER_CHANGES, MAX_DEPTH, ProgramCheck } from './program-check.js';
 import type { Cwd } from './resolve-paths.js';
@@ -8,22 +9,18 @@ import {
   type SimpleCommand,
   walkScript,
 } from './shell-commands.js';
+import { type Expansion, expandWords, mentionsIfs, rebase } from './shell-expansion.js';
+import type { Word } from './shell-lexer.js';
 import {
-  type Expansion,
-  expandWords,
-  mentionsIfs,
-  parameterNames,
-  rebase,
-  staticVariables,
-} from './shell-expansion.js';
-import {
+  type AnalysisContext,
   evaluateWord,
   evaluateWordWith,
   literalValue,
   RUNTIME,
-  type ShellContext,
   type WordValue,
 } from './shell-paths.js';
+import { type KnownVariable, staticVariables } from './static-variables.js';
+import { mergeVariables, variablePasses } from './variable-passes.js';
 
 export type { Findings } from './program-check.js';
 
@@ -39,18 +36,27 @@ const EXPANSION_BUDGET = 5000;
 interface CheckOptions {
   /** What is left of the expansion budget, shared with nested scripts. */
   budget: { left: number };
-  ctx: ShellContext;
+  ctx: AnalysisContext;
   findings: Findings;
   depth: number;
   cwds: readonly Cwd[];
   /** Aliases defined so far, shared with nested scripts (bash -c may not expand them: both forms count). */
   aliases: Map<string, string>;
+  /** Variables of the shell that runs this script later (`trap CODE`): the script sees them. */
+  variables?: ReadonlyMap<string, KnownVariable>;
 }
 
 /** Applies the danger rules to a walked script, adding to `findings`. */
-export function checkScript(script: ShellScript, ctx: ShellContext, findings: Findings, depth = 0): void {
+export function checkScript(script: ShellScript, ctx: AnalysisContext, findings: Findings, depth = 0): void {
   const budget = { left: EXPANSION_BUDGET };
   new DangerCheck({ budget, ctx, findings, depth, cwds: [ctx.cwd], aliases: new Map() }).script(script);
+  if (findings.clearsMarker && findings.detaches)
+    findings.signatures.add("hides processes from Wren's clean-up");
+}
+
+/** Literal text anywhere in a word (quoted parts too, substitutions not). */
+function literalText(word: Word): string {
+  return word.parts.map((part) => (part.type === 'lit' ? part.value : ' ')).join('');
 }
 
 /**
@@ -68,7 +74,10 @@ class DangerCheck extends ProgramCheck {
   private expansions = 0;
   private scope = ROOT_SCOPE;
   private cdpath = false;
-  private variables = new Map<string, WordValue[]>();
+  private variables = new Map<string, KnownVariable>();
+  private readonly inherited?: ReadonlyMap<string, KnownVariable>;
+  /** Each command's place in the script, for "set before it" questions. */
+  private order = new Map<SimpleCommand, number>();
 
   constructor(options: CheckOptions) {
     super(options.ctx, options.findings, options.cwds);
@@ -76,9 +85,22 @@ class DangerCheck extends ProgramCheck {
     this.budget = options.budget;
     this.aliases = options.aliases;
     this.tracker = new CwdTracker(options.cwds);
+    if (options.variables) this.inherited = options.variables;
   }
 
   nestedScript(text: string, where: string): void {
+    this.nested(text, where, undefined);
+  }
+
+  protected sharedScript(text: string, where: string): void {
+    this.nested(text, where, this.variables);
+  }
+
+  private nested(
+    text: string,
+    where: string,
+    variables: ReadonlyMap<string, KnownVariable> | undefined,
+  ): void {
     if (this.depth >= MAX_DEPTH) {
       this.cannot(`${where} nested too deeply`);
       return;
@@ -92,9 +114,16 @@ class DangerCheck extends ProgramCheck {
     }
     const inner: Findings = { ...this.findings, programs: [] };
     const options = { ctx: this.ctx, findings: inner, depth: this.depth + 1, cwds: this.cwds };
-    new DangerCheck({ ...options, budget: this.budget, aliases: this.aliases }).script(script);
+    new DangerCheck({
+      ...options,
+      budget: this.budget,
+      aliases: this.aliases,
+      ...(variables ? { variables } : {}),
+    }).script(script);
     this.findings.network ||= inner.network;
     this.findings.runsScript ||= inner.runsScript;
+    this.findings.clearsMarker ||= inner.clearsMarker;
+    this.findings.detaches ||= inner.detaches;
     this.findings.programs.push(...inner.programs);
   }
 
@@ -102,8 +131,16 @@ class DangerCheck extends ProgramCheck {
   script(script: ShellScript): void {
     for (const reason of script.unanalysable) this.cannot(reason);
     if (script.words.some((word) => mentionsIfs(word.parts))) this.flag('uses $IFS to build words');
-    this.cdpath = script.words.some((word) => evaluateWord(word).text.includes('CDPATH'));
-    this.variables = staticVariables(script);
+    if (script.words.some((word) => hidesArithmeticCode(literalText(word))))
+      this.cannot('text with $(…) in an array subscript (bash runs it when it reads the text as a number)');
+    const texts = script.words.map((word) => evaluateWord(word).text).join('\n');
+    this.cdpath = /CDPATH|cdable_vars/.test(texts);
+    const glob = this.ctx.glob;
+    const dot = glob?.dot === true || /dotglob|GLOBIGNORE/.test(texts);
+    const nocase = glob?.nocase === true || /nocaseglob/.test(texts);
+    if (dot !== glob?.dot || nocase !== glob?.nocase) this.ctx = { ...this.ctx, glob: { dot, nocase } };
+    this.variables = mergeVariables(staticVariables(script), this.inherited);
+    this.order = new Map(script.commands.map((command, index) => [command, index]));
     const inBody = (command: SimpleCommand) => {
       const name = command.functions.at(-1);
       return name !== undefined && script.functions.has(name) ? name : undefined;
@@ -125,33 +162,59 @@ class DangerCheck extends ProgramCheck {
     }
   }
 
+  /**
+   * Checks one command once per set of values its variables may take (see variablePasses): the first
+   * check counts programs, aliases and function calls; the others only add findings.
+   */
   private command(command: SimpleCommand, expansion?: Expansion): void {
     const scope = expansion ? expansion.scope(command.scope) : command.scope;
+    const passes = variablePasses(command, this.order.get(command) ?? -1, this.variables, expansion?.params);
+    if (passes.length > 1 && !this.spend(passes.length - 1)) passes.length = 1;
+    let moved: Cwd[] | undefined;
+    let exits = false;
+    for (const [index, params] of passes.entries()) {
+      this.repeat = index > 0;
+      const step = this.pass(
+        command,
+        scope,
+        { ...expansion, ...(params ? { params } : {}), scope: (inner) => inner },
+        index === 0,
+      );
+      if (step.moved) moved = [...new Set([...(moved ?? []), ...step.moved])];
+      exits ||= step.exits;
+    }
+    this.repeat = false;
+    this.tracker.ran(scope, {
+      ...(command.followedBy ? { followedBy: command.followedBy } : {}),
+      ...(moved ? { moved } : {}),
+      exits,
+    });
+  }
+
+  private pass(
+    command: SimpleCommand,
+    scope: string,
+    expansion: Expansion,
+    first: boolean,
+  ): { moved?: Cwd[]; exits: boolean } {
     this.enter(scope);
-    for (const redirect of command.redirects) this.redirect(redirect, expansion?.params);
-    for (const word of command.assignments) this.assignment(evaluateWordWith(word, expansion?.params));
-    if (command.forkedInLoop) this.flag('starts background processes in a loop');
+    for (const redirect of command.redirects) this.redirect(redirect, expansion.params);
+    for (const word of command.assignments) this.assignment(evaluateWordWith(word, expansion.params));
+    if (first && command.forkedInLoop) this.flag('starts background processes in a loop');
     const values = expandWords(command.words, expansion);
     const head = values[0];
     let moved: Cwd[] | undefined;
     if (head && !head.dynamic) {
-      if (
-        command.functions.includes(head.text) &&
-        (command.stdinFromPipe || command.pipesOut || command.background)
-      )
+      const forks = command.stdinFromPipe || command.pipesOut || command.background;
+      if (first && command.functions.includes(head.text) && forks)
         this.flag(`fork bomb (function ${head.text} starts copies of itself)`);
-      this.expandAlias(head.text, command, scope, expansion);
+      if (first) this.expandAlias(head.text, command, scope, expansion);
       this.enter(scope);
-      moved = this.folderChange(values, command, scope);
+      if (first || head.text === 'cd') moved = this.folderChange(values, command, scope);
     }
     // Every program counts, substitutions included: a grant for `git` must not cover `git "$(python3 x)"`.
     if (head) this.invocation(values, command, true);
-    this.withKnownVariables(command, scope, expansion);
-    this.tracker.ran(scope, {
-      ...(command.followedBy ? { followedBy: command.followedBy } : {}),
-      ...(moved ? { moved } : {}),
-      exits: head !== undefined && /^(exit|return)$/.test(head.text),
-    });
+    return { ...(moved ? { moved } : {}), exits: head !== undefined && /^(exit|return)$/.test(head.text) };
   }
 
   /** Takes `count` commands from the expansion budget; false (and unanalysable) once it is spent. */
@@ -175,21 +238,6 @@ class DangerCheck extends ProgramCheck {
     if (!name || !FOLDER_CHANGES.has(name)) return undefined;
     if (command.pipesOut || command.stdinFromPipe || command.background) return undefined;
     return this.tracker.move(scope, name, builtin ? rest.slice(1) : rest, this.ctx, this.cdpath);
-  }
-
-  /** Checks the command's file effects again with each static value the script gives a variable it uses. */
-  private withKnownVariables(command: SimpleCommand, scope: string, expansion?: Expansion): void {
-    const used = [...command.words, ...command.redirects.map((redirect) => redirect.target)];
-    for (const name of new Set(used.flatMap((word) => parameterNames(word.parts)))) {
-      const values = this.variables.get(name);
-      if (!values || expansion?.params?.has(name)) continue;
-      for (const value of values) {
-        const params = new Map(expansion?.params ?? []).set(name, value);
-        this.enter(scope);
-        for (const redirect of command.redirects) this.redirect(redirect, params);
-        this.fileAccess(expandWords(command.words, { ...expansion, params, scope: (inner) => inner }));
-      }
-    }
   }
 
   protected defineAliases(args: WordValue[]): void {

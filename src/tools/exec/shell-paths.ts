@@ -1,8 +1,11 @@
 import { posix } from 'node:path';
-import type { Word } from './shell-lexer.js';
+import type { Word, WordPart } from './shell-lexer.js';
 
 /** Stands for text only known at run time (a variable, a substitution) inside an evaluated word. */
 export const RUNTIME = '\u0001';
+
+/** The folder `$(mktemp -d)` stands for: a fresh one of the command's own, so everything in it is scratch. */
+export const MKTEMP_FOLDER = '/tmp/tmp.XXXXXXXXXX';
 
 /** Where the analysed command runs and what it must not touch. All paths absolute. */
 export interface ShellContext {
@@ -13,6 +16,36 @@ export interface ShellContext {
   protectedPaths: readonly string[];
 }
 
+/** Shell options that change what a glob matches, once a script sets them (`shopt -s dotglob` …). */
+export interface GlobOptions {
+  /** `*` and `?` match a leading dot (`dotglob`, or `GLOBIGNORE` set). */
+  dot: boolean;
+  /** Letters match either case (`nocaseglob`). */
+  nocase: boolean;
+}
+
+/** A link a script makes: later paths through it are followed to its target. */
+export interface MadeLink {
+  /** Where it points, absolute; undefined when only known at run time. */
+  target?: string;
+  /** Its target as written when symbolic and relative (a moved copy points elsewhere). */
+  text?: string;
+  /** A folder the script fills with unknown files (an extracted archive): any of them may be a link. */
+  holdsLinks?: boolean;
+}
+
+/** What the rules see while checking one command: the caller's context and what the script did so far. */
+export interface AnalysisContext extends ShellContext {
+  glob?: GlobOptions;
+  /** Links the script makes (and folders that may hold links it makes), by absolute path. */
+  links?: Map<string, MadeLink>;
+  /** Where links that already exist on disk lead (see RealPaths). */
+  real?: {
+    extraPath(raw: string, spelled: string, followLast: boolean): string | undefined;
+    linkText(path: string): string | undefined;
+  };
+}
+
 /** A word after quote removal: `text` has RUNTIME where an expansion stands. */
 export interface WordValue {
   text: string;
@@ -21,14 +54,16 @@ export interface WordValue {
   ifs: boolean;
   /** Contains `<(…)` / `>(…)`. */
   process: boolean;
-  /** Has unquoted glob characters (`*`, `?`, `[…]`): bash may expand it to other names. */
+  /** Has unquoted glob characters (`*`, `?`, `[…]`, `@(…)`): bash may expand it to other names. */
   glob?: boolean;
+  /** The word it was evaluated from, for checks that need its parts (where `$PATH` stands …). */
+  source?: Word;
 }
 
 /** Values known for parameters while checking a function body called with literal arguments (`$1` …). */
 export type Parameters = ReadonlyMap<string, WordValue>;
 
-const GLOB = /[*?]|\[[^\]]+\]/;
+const GLOB = /[*?]|\[[^\]]+\]|[@!+]\(/;
 
 /** A static word value. */
 export function literalValue(text: string): WordValue {
@@ -42,14 +77,15 @@ export function evaluateWord(word: Word): WordValue {
 
 /** {@link evaluateWord}, with `params` standing for the parameters it names (`$1` in a called function). */
 export function evaluateWordWith(word: Word, params?: Parameters): WordValue {
-  const value: WordValue = { text: '', dynamic: false, ifs: false, process: false };
-  for (const part of word.parts) {
+  const value: WordValue = { text: '', dynamic: false, ifs: false, process: false, source: word };
+  for (const [index, part] of word.parts.entries()) {
     if (part.type === 'lit') {
-      value.text += part.value;
+      // A `~` bash leaves as it is (quoted, or not a tilde prefix) names a file called `~`.
+      value.text += index === 0 && part.value.startsWith('~') ? `./${part.value}` : part.value;
       if (!part.quoted && GLOB.test(part.value)) value.glob = true;
-    } else if (part.type === 'tilde') value.text += `~${part.user}`;
-    else if (part.type === 'param' && part.plain && part.name === 'HOME') value.text += '~';
-    else if (part.type === 'param' && part.plain && part.name === 'PWD') value.text += '.';
+    } else if (part.type === 'tilde') tilde(value, part.user);
+    else if (part.type === 'param' && fixed(part, 'HOME')) value.text += '~';
+    else if (part.type === 'param' && fixed(part, 'PWD')) value.text += '.';
     else if (part.type === 'param' && part.plain && params?.has(part.name)) {
       const known = params.get(part.name)!;
       value.text += known.text;
@@ -63,6 +99,26 @@ export function evaluateWordWith(word: Word, params?: Parameters): WordValue {
     }
   }
   return value;
+}
+
+/** `~` is the home folder, `~+` the working folder (`.`); `~-` and `~N` (the folder stack) are run-time text. */
+function tilde(value: WordValue, user: string): void {
+  if (user === '+') value.text += '.';
+  else if (/^[+-]?\d*$/.test(user) && user !== '') {
+    value.text += RUNTIME;
+    value.dynamic = true;
+  } else value.text += `~${user}`;
+}
+
+/**
+ * Whether a parameter part reads `name` as it is: `$HOME`, `${HOME}`, and forms that only differ when it is
+ * unset or ends in a slash (`${HOME:?}`, `${HOME:-x}`, `${HOME%/}`); bash always sets HOME and PWD.
+ */
+function fixed(part: Extract<WordPart, { type: 'param' }>, name: string): boolean {
+  if (part.name !== name || part.op) return false;
+  if (part.plain) return true;
+  const inner = part.inner.map((piece) => (piece.type === 'lit' ? piece.value : RUNTIME)).join('');
+  return /^:?[?-]/.test(inner) || /^%%?\/$/.test(inner);
 }
 
 /** `text` with a leading `~` or `~user` replaced by that home folder (nothing else changed). */
@@ -115,7 +171,8 @@ export const SYSTEM_FOLDERS = new Set(
   ].map((name) => `/${name}`),
 );
 
-const PROTECTED_IN_HOME = [
+/** Files and folders in the home folder that a write must not reach (keys, credentials, start-up files). */
+export const PROTECTED_IN_HOME = [
   '.ssh',
   '.aws',
   '.gnupg',

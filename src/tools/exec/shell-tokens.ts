@@ -2,10 +2,14 @@
 export type WordPart =
   /** Literal text; `quoted` when it came from quotes or a backslash (no globbing, no tilde). */
   | { type: 'lit'; value: string; quoted: boolean }
-  /** `~` or `~user` at the start of a word. */
+  /** `~`, `~user`, `~+`, `~-` or `~N` (the folder stack) at the start of a word. */
   | { type: 'tilde'; user: string }
-  /** `$name`, `${name}`, `${name…}`; `plain` when nothing follows the name; `inner` holds nested parts. */
-  | { type: 'param'; name: string; plain: boolean; inner: WordPart[] }
+  /**
+   * `$name`, `${name}`, `${name…}`; `plain` when nothing follows the name; `inner` holds nested parts.
+   * `op`: `${!name}` (indirect: the value names another variable, subscripts included) or `${name@P}`
+   * (prompt expansion: substitutions in the value run).
+   */
+  | { type: 'param'; name: string; plain: boolean; inner: WordPart[]; op?: 'indirect' | 'prompt' }
   /** `$(…)` or a backtick substitution, already tokenized. */
   | { type: 'command'; tokens: Token[] }
   /** `<(…)` or `>(…)`. */
@@ -54,4 +58,9 @@ export function pushLiteral(parts: WordPart[], value: string, quoted: boolean): 
   const last = parts.at(-1);
   if (last?.type === 'lit' && last.quoted === quoted) last.value += value;
   else parts.push({ type: 'lit', value, quoted });
+}
+
+/** The user part of a tilde prefix bash expands (`~`, `~ann`, `~+`, `~-`, `~+2`), or undefined (literal). */
+export function tildeUser(prefix: string): string | undefined {
+  return /^([+-]?\d*|[A-Za-z0-9._][A-Za-z0-9._-]*)$/.test(prefix) ? prefix : undefined;
 }

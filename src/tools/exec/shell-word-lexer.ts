@@ -1,4 +1,11 @@
-import { pushLiteral as push, ShellLexError, type Token, type Word, type WordPart } from './shell-tokens.js';
+import {
+  pushLiteral as push,
+  ShellLexError,
+  type Token,
+  tildeUser,
+  type Word,
+  type WordPart,
+} from './shell-tokens.js';
 
 /** Characters that end an unquoted word. */
 export const META = new Set([' ', '\t', '\n', ';', '&', '|', '(', ')', '<', '>']);
@@ -18,6 +25,15 @@ export function decodeAnsiC(body: string): string {
       return simple[head] ?? (head === 'E' ? '\x1b' : head === 'f' ? '\f' : head === 'v' ? '\v' : head);
     },
   );
+}
+
+/**
+ * What a `${…}` does beyond reading a value: `${!x}` reads the variable `$x` names (indirect; `${!x*}`,
+ * `${!x[@]}` only list names), `${x@P}` expands the value like a prompt (running its substitutions).
+ */
+function braceOperator(head: string, rest: string): 'indirect' | 'prompt' | undefined {
+  if (head.length > 1 && head.startsWith('!') && !/^([*@]|\[[*@]\])$/.test(rest)) return 'indirect';
+  return /^(\[[^\]]*\])?@P$/.test(rest) ? 'prompt' : undefined;
 }
 
 /**
@@ -83,6 +99,7 @@ export abstract class WordLexer {
           parts.push({ type: 'array', words: this.arrayWords() });
           continue;
         }
+        if (char === '(' && this.extglob(parts)) continue;
         break;
       }
       this.wordStep(parts, start, char, next);
@@ -116,13 +133,52 @@ export abstract class WordLexer {
         this.pos += next === undefined ? 1 : 2;
       }
     } else if (char === '~' && this.tildeAllowed(start, parts)) {
-      const user = /^[A-Za-z0-9._-]*/.exec(this.src.slice(this.pos + 1))![0];
-      parts.push({ type: 'tilde', user });
-      this.pos += 1 + user.length;
+      this.tilde(parts, start);
     } else if (!(char === '{' && this.braceExpansion(parts))) {
       push(parts, char, false);
       this.pos++;
     }
+  }
+
+  /**
+   * A tilde prefix: up to the first `/` (or `:` in an assignment). Bash leaves it literal when part of it
+   * is quoted or it is not a user name or a folder-stack form (`~+`, `~-`, `~2`).
+   */
+  private tilde(parts: WordPart[], start: number): void {
+    const rest = this.src.slice(this.pos + 1);
+    const prefix = /^[^/\s;&|()<>:'"`$\\]*/.exec(rest)![0];
+    const next = rest[prefix.length];
+    const assignment = /^[A-Za-z_]\w*=/.test(this.src.slice(start, this.pos));
+    const ends = next === undefined || next === '/' || META.has(next) || (assignment && next === ':');
+    const user = ends ? tildeUser(prefix) : undefined;
+    if (user === undefined) {
+      push(parts, '~', false);
+      this.pos++;
+      return;
+    }
+    parts.push({ type: 'tilde', user });
+    this.pos += 1 + user.length;
+  }
+
+  /**
+   * An extglob group (`@(a|b)`, `!(x)`, `+(…)`, `*(…)`, `?(…)`) after its operator inside a word: kept as
+   * unquoted pattern text up to the matching `)`.
+   */
+  private extglob(parts: WordPart[]): boolean {
+    const last = parts.at(-1);
+    if (last?.type !== 'lit' || last.quoted || !/[@!+*?]$/.test(last.value)) return false;
+    let depth = 0;
+    for (let index = this.pos; index < this.src.length; index++) {
+      const char = this.src[index]!;
+      if (char === '(') depth++;
+      else if (char === ')' && --depth === 0) {
+        push(parts, this.src.slice(this.pos, index + 1), false);
+        this.pos = index + 1;
+        return true;
+      } else if (char !== '|' && META.has(char)) return false;
+      else if (char === '\\' || char === "'" || char === '"' || char === '$' || char === '`') return false;
+    }
+    return false;
   }
 
   private tildeAllowed(start: number, parts: WordPart[]): boolean {
@@ -183,6 +239,16 @@ export abstract class WordLexer {
     } else if (rest.startsWith('{')) {
       this.pos += 2;
       parts.push(this.braced());
+    } else if (rest.startsWith('[')) {
+      // `$[…]`: bash's old spelling of `$((…))`.
+      let end = this.pos + 2;
+      for (let depth = 1; end < this.src.length; end++) {
+        if (this.src[end] === '[') depth++;
+        else if (this.src[end] === ']' && --depth === 0) break;
+      }
+      if (end >= this.src.length) throw new ShellLexError('unterminated $[…]');
+      parts.push({ type: 'arith', raw: this.src.slice(this.pos + 2, end) });
+      this.pos = end + 1;
     } else {
       const name = /^([A-Za-z_]\w*|[0-9@*#?$!-])/.exec(this.src.slice(this.pos + 1))?.[0];
       if (!name) {
@@ -200,13 +266,15 @@ export abstract class WordLexer {
     const head = /^[!#]?([A-Za-z_]\w*|[0-9]+|[@*#?$!-])/.exec(this.src.slice(this.pos));
     if (!head) throw new ShellLexError('unsupported ${…} form');
     this.pos += head[0].length;
+    const from = this.pos;
     const inner: WordPart[] = [];
     let plain = head[0] === head[1];
     while (this.pos < this.src.length) {
       const char = this.src[this.pos]!;
       if (char === '}') {
+        const op = braceOperator(head[0], this.src.slice(from, this.pos));
         this.pos++;
-        return { type: 'param', name: head[1]!, plain, inner };
+        return { type: 'param', name: head[1]!, plain, inner, ...(op ? { op } : {}) };
       }
       plain = false;
       if (char === "'") {
