@@ -8,7 +8,7 @@ import { type Tool, type ToolAssessment, type ToolContext, ToolError } from '../
 import { toolSchema } from '../tool-schema.js';
 import type { ExecConfig } from '../tools-config.js';
 import { displayPath, resolveWorkspacePath } from '../workspace-path.js';
-import { analyseCommand, type CommandAnalysis } from './analyse-command.js';
+import type { CommandAnalysis } from './analyse-command.js';
 import { execEnvironment } from './exec-env.js';
 import { type RunResult, runProcess } from './run-process.js';
 import {
@@ -72,6 +72,8 @@ export function createExecTool(options: ExecToolOptions): Tool {
   const analyse = async (args: ExecArgs, ctx: ToolContext) => {
     const cwd = await resolveWorkspacePath([ctx.workspace], args.cwd ?? '.');
     const context = { workspace: ctx.workspace, cwd, home, protectedPaths: options.protectedPaths?.() ?? [] };
+    // The analyser (some thirty modules) loads with the first command, not at start-up.
+    const { analyseCommand } = await import('./analyse-command.js');
     return { cwd, analysis: await analyseCommand(args.command, context) };
   };
   return {
