@@ -96,24 +96,6 @@ export interface WrenApp {
   close(graceMs?: number): Promise<void>;
 }
 
-function agentSettings(config: WrenConfig): AgentSettings {
-  const {
-    maxRounds,
-    maxConcurrency,
-    maxParallelTools,
-    maxToolResultChars,
-    repeatLimit,
-    historyReserveTokens,
-  } = config.agent;
-  return {
-    maxRounds,
-    maxConcurrency,
-    maxParallelTools,
-    maxToolResultChars,
-    repeatLimit,
-    historyReserveTokens,
-  };
-}
 
 function memoryMb(): Record<string, number> {
   const usage = process.memoryUsage();
@@ -248,7 +230,8 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
       return context;
     },
     workspace: () => config.workspace,
-    settings: () => agentSettings(config),
+    // The agent section carries every AgentSettings field (and more the runtime ignores).
+    settings: (): AgentSettings => config.agent,
     beforeToolCall: gate.beforeToolCall,
     afterToolCall: gate.afterToolCall,
     onTurnEnd: ({ session, usage, endpoint }) => {
