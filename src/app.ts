@@ -96,7 +96,6 @@ export interface WrenApp {
   close(graceMs?: number): Promise<void>;
 }
 
-
 function memoryMb(): Record<string, number> {
   const usage = process.memoryUsage();
   const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
