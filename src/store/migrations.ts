@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { MIGRATION_V2 } from './migration-v2-memory.js';
 import { MIGRATION_V3 } from './migration-v3-gate.js';
 import { MIGRATION_V4 } from './migration-v4-mcp.js';
+import { MIGRATION_V5 } from './migration-v5-proactive.js';
 import { StoreError } from './store-error.js';
 
 /** One schema step. `up` runs inside a transaction together with the `user_version` bump. */
@@ -64,6 +65,7 @@ export const MIGRATIONS: readonly Migration[] = [
   MIGRATION_V2,
   MIGRATION_V3,
   MIGRATION_V4,
+  MIGRATION_V5,
 ];
 
 /** The schema version this code writes. */

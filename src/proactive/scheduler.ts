@@ -1,0 +1,164 @@
+import type { OutboxRun } from '../store/outbox-repository.js';
+import { Semaphore } from '../util/semaphore.js';
+
+/** One kind of due items (reminders, cron jobs, the heartbeat, goal passes). */
+export interface DueSource {
+  readonly name: string;
+  /**
+   * Claims everything of this source due at `now` in the outbox (each claim one transaction with the item's
+   * advance) and returns the runs claimed. Must be cheap when nothing is due: one indexed query.
+   */
+  claimDue(now: number): OutboxRun[];
+  /** When something of this source is next due, if known (the wake timer uses the earliest). */
+  nextDue(now: number): number | undefined;
+}
+
+/** Executes claimed runs and sends their deliveries; the scheduler only decides when. */
+export interface RunExecutor {
+  /** Runs one claimed (or replayed) run to its end; never rejects. */
+  run(run: OutboxRun): Promise<void>;
+  /** Sends the deliveries due at `now`; never rejects. */
+  deliver(now: number): Promise<void>;
+  /** The next delivery retry, if any. */
+  nextDelivery(): number | undefined;
+  /** Runs a crash left unfinished, to run again at start. */
+  unfinished(): OutboxRun[];
+}
+
+export interface Timers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface SchedulerOptions {
+  sources: readonly DueSource[];
+  executor: RunExecutor;
+  clock?: () => number;
+  timers?: Timers;
+  /** The longest the loop sleeps (default 30 s): edits made by other processes are seen within this. */
+  maxSleepMs?: number;
+  /** Runs going on at once (default 2); more wait for the next tick. */
+  maxRunning?: number;
+  onError?: (error: unknown) => void;
+  /** Told the next wake-up time after every tick (for the WebSocket broadcast). */
+  onNextDue?: (at: number | undefined) => void;
+}
+
+const realTimers: Timers = {
+  setTimeout: (callback, ms) => {
+    const handle = setTimeout(callback, ms);
+    handle.unref();
+    return handle;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/**
+ * The one scheduler loop of a home. Each tick asks every source, in order, to claim what is due (reminders →
+ * cron jobs → triggers → at most one goal pass), starts the claimed runs (bounded), sends due deliveries, and
+ * sleeps until the earliest next due time or `maxSleepMs`, whichever is sooner. A tick with nothing due costs
+ * a few indexed queries and no model call. `wake()` (POST /api/tick, a local edit) ticks at once. `start()`
+ * first runs again what a crash left unfinished.
+ */
+export class Scheduler {
+  private readonly clock: () => number;
+  private readonly timers: Timers;
+  private timer: unknown;
+  private ticking: Promise<void> | undefined;
+  private again = false;
+  private stopped = true;
+  private readonly running = new Map<number, Promise<void>>();
+  private readonly slots: Semaphore;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.clock = options.clock ?? Date.now;
+    this.timers = options.timers ?? realTimers;
+    this.slots = new Semaphore(options.maxRunning ?? 2);
+  }
+
+  /** Replays unfinished runs, then ticks and keeps ticking. Idempotent. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    for (const run of this.options.executor.unfinished()) this.launch(run);
+    this.wake();
+  }
+
+  /** Ticks now (or right after the tick in progress). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.timers.clearTimeout(this.timer);
+    this.ticking = this.tick().finally(() => {
+      this.ticking = undefined;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** One pass; resolves when the claimed runs have been started (not finished). Exposed for tests. */
+  async tick(): Promise<void> {
+    const now = this.clock();
+    try {
+      for (const source of this.options.sources) {
+        for (const run of source.claimDue(now)) this.launch(run);
+      }
+      await this.options.executor.deliver(now);
+    } catch (error) {
+      this.options.onError?.(error);
+    }
+    this.arm();
+  }
+
+  /** Resolves when every run started so far has finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running.size > 0 || this.ticking) {
+      await Promise.allSettled([...this.running.values(), this.ticking]);
+    }
+  }
+
+  /** Stops ticking; runs in progress finish (await `idle()` to wait for them). */
+  stop(): void {
+    this.stopped = true;
+    this.timers.clearTimeout(this.timer);
+  }
+
+  /** The next time the loop wakes on its own. */
+  nextWake(): number {
+    const now = this.clock();
+    const candidates = [
+      ...this.options.sources.map((source) => source.nextDue(now)),
+      this.options.executor.nextDelivery(),
+    ].filter((at): at is number => at !== undefined);
+    return Math.min(now + (this.options.maxSleepMs ?? 30_000), ...candidates);
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    const wakeAt = this.nextWake();
+    this.options.onNextDue?.(wakeAt);
+    this.timers.clearTimeout(this.timer);
+    this.timer = this.timers.setTimeout(() => this.wake(), Math.max(0, wakeAt - this.clock()));
+  }
+
+  private launch(run: OutboxRun): void {
+    if (this.running.has(run.id)) return;
+    const job: Promise<void> = this.slots
+      .run(() => this.options.executor.run(run), undefined, undefined)
+      .then(
+        () => undefined,
+        (error: unknown) => this.options.onError?.(error),
+      )
+      .finally(() => {
+        this.running.delete(run.id);
+        // A run's deliveries are due at once: send them without waiting for the next tick.
+        this.wake();
+      });
+    this.running.set(run.id, job);
+  }
+}
