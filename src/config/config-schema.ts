@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { gateSectionSchema } from '../gate/gate-config.js';
 import { mcpSectionSchema } from '../mcp/mcp-config.js';
 import { memorySectionSchema } from '../memory/memory-config.js';
+import { proactiveSectionSchema } from '../proactive/proactive-config.js';
 import { toolsSectionSchema } from '../tools/tools-config.js';
 import { webSectionSchema } from '../tools/web-config.js';
 
@@ -134,6 +135,7 @@ export const configSchema = z.strictObject({
   web: webSectionSchema.prefault({}),
   memory: memorySectionSchema.prefault({}),
   mcp: mcpSectionSchema.prefault({}),
+  proactive: proactiveSectionSchema.prefault({}),
 });
 
 /** One `models:` entry as a user writes it (the input of {@link modelSchema}). */

@@ -4,6 +4,7 @@ import { type Document, parseDocument } from 'yaml';
 import { toGateConfig } from '../gate/gate-config.js';
 import { toMcpConfig } from '../mcp/mcp-config.js';
 import { toMemoryConfig } from '../memory/memory-config.js';
+import { toProactiveConfig } from '../proactive/proactive-config.js';
 import { toToolsConfig } from '../tools/tools-config.js';
 import { toWebConfig } from '../tools/web-config.js';
 import { ConfigError } from '../util/config-error.js';
@@ -63,7 +64,7 @@ function topLevel(raw: unknown, file: string): Record<string, unknown> {
   if (raw === null || raw === undefined) return {};
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ConfigError(
-      `${file}: the top level must be a mapping of sections (models, gateway, agent, workspace, log, tools, gate, web, memory, mcp)`,
+      `${file}: the top level must be a mapping of sections (models, gateway, agent, workspace, log, tools, gate, web, memory, mcp, proactive)`,
       { file },
     );
   }
@@ -131,5 +132,6 @@ export function parseConfig(text: string, options: ParseConfigOptions): WrenConf
     web: toWebConfig(data.web),
     memory: toMemoryConfig(data.memory),
     mcp: toMcpConfig(data.mcp),
+    proactive: toProactiveConfig(data.proactive),
   });
 }

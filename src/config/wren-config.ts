@@ -2,6 +2,7 @@ import type { GateConfig } from '../gate/gate-config.js';
 import type { Protocol } from '../llm/endpoint.js';
 import type { McpSettings } from '../mcp/mcp-config.js';
 import type { MemoryConfig } from '../memory/memory-config.js';
+import type { ProactiveConfig } from '../proactive/proactive-config.js';
 import type { ToolsConfig } from '../tools/tools-config.js';
 import type { WebConfig } from '../tools/web-config.js';
 import type { LOG_LEVELS } from './config-schema.js';
@@ -32,6 +33,8 @@ export interface WrenConfig {
   readonly memory: MemoryConfig;
   /** MCP client settings (the servers themselves live in mcp.json). */
   readonly mcp: McpSettings;
+  /** The scheduler: reminders, cron jobs, heartbeat, goals; quiet hours, delivery targets. */
+  readonly proactive: ProactiveConfig;
 }
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
