@@ -19,6 +19,7 @@ import { EndpointPool } from './llm/endpoint-pool.js';
 import type { ChatModel } from './llm/types.js';
 import { createMcpManager, type McpManager } from './mcp/mcp-manager.js';
 import { createMemory, type Memory } from './memory/create-memory.js';
+import { createProactive, type Proactive } from './proactive/create-proactive.js';
 import { consolidationStatus } from './store/consolidation-status-repository.js';
 import { acquireHomeLock } from './store/home-lock.js';
 import { McpPinRepository } from './store/mcp-pin-repository.js';
@@ -50,6 +51,11 @@ export interface AppOptions {
   fallbackEndpoints?: EndpointConfig[];
   /** A model to use instead of the endpoint pool (benchmarks, tests). */
   model?: ChatModel;
+  /**
+   * Whether this process runs the home's scheduler: `run` (wren start: takes `scheduler.lock`, waiting for
+   * a `wren chat` that holds it), `try` (wren chat alone: runs it when nobody else does), `off` (default).
+   */
+  scheduler?: 'run' | 'try' | 'off';
 }
 
 export interface WrenApp {
@@ -68,6 +74,8 @@ export interface WrenApp {
   readonly memory: Memory;
   readonly mcp: McpManager;
   readonly subagents: SubagentManager;
+  /** Reminders, the outbox and feed, and the scheduler (running in this process or not). */
+  readonly proactive: Proactive;
   readonly logger: Logger;
   readonly startedAt: number;
   /** The configuration in force (changes on a valid live edit). */
@@ -243,6 +251,20 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     onError: (error) => logger.error({ err: error }, 'turn failed'),
   });
   runtime.start();
+  let nextDue: number | undefined;
+  const proactive = createProactive({
+    home,
+    db,
+    bus,
+    config: () => config.proactive,
+    onError: (error) => logger.error({ err: error }, 'scheduler'),
+    onNextDue: (at) => {
+      nextDue = at;
+      bus.publishSchedule({ type: 'next-due', at: at ?? null });
+    },
+  });
+  if (options.scheduler === 'run') proactive.start({ wait: true });
+  else if (options.scheduler === 'try') proactive.start();
   // Commands a crashed Wren of this home left running (no sandbox to end them) are stopped now.
   void sweepOrphans(home)
     .then((pids) => {
@@ -311,6 +333,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     memory,
     mcp,
     subagents,
+    proactive,
     logger,
     startedAt: Date.now(),
     config: () => config,
@@ -330,6 +353,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
       consolidation: consolidationStatus(db),
       mcp: mcp.status(),
       subagents: subagents.list(),
+      scheduler: { running: proactive.running(), nextDue: nextDue ?? null },
       usage: usageTotals(db),
     }),
     async mcpSettled(maxMs) {
@@ -351,6 +375,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
         // Stop accepting at once; requests already in flight get their answers while the turns drain.
         const listeners = Promise.all(gateways.map((gateway) => gateway.close()));
         subagents.cancelAll();
+        await proactive.stop(Math.min(graceMs, 5_000));
         gate.close();
         await runtime.stop(graceMs);
         await Promise.race([listeners, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);

@@ -5,6 +5,7 @@ import type {
   ApprovalEvent,
   InboundMessage,
   OutboundMessage,
+  ScheduleEvent,
 } from './messages.js';
 
 type Listener<T> = (value: T) => void;
@@ -22,6 +23,7 @@ export class MessageBus {
   private readonly eventListeners = new Set<Listener<AgentEvent>>();
   private readonly cancelListeners = new Set<Listener<string>>();
   private readonly approvalListeners = new Set<Listener<ApprovalEvent>>();
+  private readonly scheduleListeners = new Set<Listener<ScheduleEvent>>();
   private approvalHandler: ((answer: ApprovalAnswer) => ApprovalAnswerResult) | undefined;
 
   publishInbound(message: InboundMessage): void {
@@ -80,6 +82,16 @@ export class MessageBus {
   subscribeEvents(listener: Listener<AgentEvent>): () => void {
     this.eventListeners.add(listener);
     return () => this.eventListeners.delete(listener);
+  }
+
+  /** Announces what the scheduler did (a new next due time, a feed entry) to faces that show it live. */
+  publishSchedule(event: ScheduleEvent): void {
+    for (const listener of this.scheduleListeners) listener(event);
+  }
+
+  subscribeSchedule(listener: Listener<ScheduleEvent>): () => void {
+    this.scheduleListeners.add(listener);
+    return () => this.scheduleListeners.delete(listener);
   }
 
   /** Announces an approval request or its resolution to every channel that presents approvals. */

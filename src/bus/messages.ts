@@ -86,6 +86,11 @@ export type AgentEvent =
     })
   | (EventBase & { type: 'turn-end'; stopReason: StopReason; usage: Usage });
 
+/** What the scheduler tells live faces: when it next wakes (ms, or null when nothing is scheduled). */
+export type ScheduleEvent =
+  | { type: 'next-due'; at: number | null }
+  | { type: 'feed'; id: number; title: string };
+
 /** How the owner answers an approval request. `always` is bound to tool + target and stored. */
 export type ApprovalChoice = 'once' | 'session' | 'always' | 'deny';
 

@@ -118,6 +118,10 @@ export function registerGateRoutes(
         stream,
         (push) => {
           const stopApprovals = options.bus.subscribeApprovals((event) => push(approvalSse(event)));
+          // When the scheduler next wakes, and new feed entries: a web app shows them live.
+          const stopSchedule = options.bus.subscribeSchedule((event) =>
+            push({ event: event.type, data: JSON.stringify(event) }),
+          );
           // Messages Wren sends on its own on the API channel (the message/send_file tools, subagent reports).
           const stopMessages = options.bus.subscribeOutbound((outbound) => {
             if (outbound.channel !== channel || isPending(outbound.replyTo)) return;
@@ -125,6 +129,7 @@ export function registerGateRoutes(
           }, channel);
           return () => {
             stopApprovals();
+            stopSchedule();
             stopMessages();
           };
         },

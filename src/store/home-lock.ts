@@ -82,7 +82,8 @@ function removeStale(path: string, stale: Holder): void {
 }
 
 /**
- * Claims `<home>/wren.lock` for this process, so that a second `wren start` on the same home refuses to run.
+ * Claims `<home>/wren.lock` (or `file`: `scheduler.lock` elects the one scheduler of a home) for this
+ * process, so that a second `wren start` on the same home refuses to run.
  * The lock file (JSON with pid, host and a random token) appears atomically (hard link of a complete temp
  * file). A lock whose pid is dead on this host (exited, a zombie, or reused by another process) is stale and
  * taken over; a lock from another host is
@@ -90,8 +91,8 @@ function removeStale(path: string, stale: Holder): void {
  * start finds it stale.
  * @throws HomeLockedError naming the pid that holds the home; StoreError when the folder is not writable.
  */
-export function acquireHomeLock(home: string): HomeLock {
-  const path = join(home, 'wren.lock');
+export function acquireHomeLock(home: string, file = 'wren.lock'): HomeLock {
+  const path = join(home, file);
   const token = randomUUID();
   const text = JSON.stringify({ pid: process.pid, host: hostname(), start: processStartId(), token });
   const me: Holder = { pid: process.pid, host: hostname(), text };

@@ -63,7 +63,9 @@ async function attached(link: GatewayLink, options: ChatOptions): Promise<number
 
 async function inProcess(options: ChatOptions): Promise<number> {
   const { home } = options;
-  const app = await createApp({ home });
+  // With no gateway running, an interactive chat runs the home's scheduler (reminders must fire whichever
+  // entry point runs); a one-shot run ends too soon to carry a run through.
+  const app = await createApp({ home, scheduler: options.message === undefined ? 'try' : 'off' });
   if (app.endpoints().length === 0) {
     await app.close(0);
     process.stderr.write(`wren: ${noModelHelp(home)}\n`);
