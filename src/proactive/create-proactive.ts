@@ -2,11 +2,14 @@ import type { Database } from 'better-sqlite3';
 import type { MessageBus } from '../bus/message-bus.js';
 import { acquireHomeLock, type HomeLock, HomeLockedError } from '../store/home-lock.js';
 import { type Delivery, OutboxRepository, type OutboxRun } from '../store/outbox-repository.js';
+import { PushSubscriptionRepository } from '../store/push-subscription-repository.js';
 import { ReminderRepository } from '../store/reminder-repository.js';
 import type { ProactiveConfig } from './proactive-config.js';
 import { reminderSource } from './reminder-source.js';
 import { type AgentRunResult, createRunExecutor, type Deliverer, TargetUnavailable } from './run-executor.js';
 import { type DueSource, type RunExecutor, Scheduler, type Timers } from './scheduler.js';
+import { createPushDeliverer, loadVapidKeys, pushTargets } from './web-push.js';
+import { createWebhookDeliverer } from './webhook-deliverer.js';
 
 export interface ProactiveDeps {
   home: string;
@@ -78,6 +81,7 @@ export function createProactive(deps: ProactiveDeps): Proactive {
   const reminders = new ReminderRepository(deps.db, clock);
   const outbox = new OutboxRepository(deps.db, clock);
   const shutdown = new AbortController();
+  let push: Deliverer | undefined;
 
   const runAgent = async (run: OutboxRun, signal: AbortSignal): Promise<AgentRunResult> => {
     const reply = await deps.bus.request(
@@ -119,7 +123,20 @@ export function createProactive(deps: ProactiveDeps): Proactive {
     outbox,
     clock,
     runAgent,
-    deliverers: { channel, ...deps.deliverers },
+    deliverers: {
+      channel,
+      webhook: createWebhookDeliverer({ webhooks: () => deps.config().webhooks, clock }),
+      // The VAPID keys are made the first time a push is sent, not before web push is turned on.
+      push: (delivery, signal) => {
+        push ??= createPushDeliverer({
+          subscriptions: new PushSubscriptionRepository(deps.db),
+          vapid: loadVapidKeys(deps.home),
+        });
+        return push(delivery, signal);
+      },
+      ...deps.deliverers,
+    },
+    extraTargets: () => pushTargets(deps.config()),
     signal: shutdown.signal,
     ...(deps.onError ? { onError: deps.onError } : {}),
   });

@@ -7,7 +7,10 @@ export interface AgentRunResult {
   failed: boolean;
 }
 
-/** Sends one delivery to one kind of target; resolves when the target took it, rejects with why not. */
+/**
+ * Sends one delivery to one kind of target; resolves when the target took it, rejects with why not (retried
+ * with backoff; an error with `permanent: true` gives up at once, one with `retryAfterMs` waits at least that).
+ */
 export type Deliverer = (delivery: Delivery, signal: AbortSignal) => Promise<void>;
 
 /** A target that cannot take deliveries right now (a channel that is not connected): retried later. */
@@ -19,13 +22,29 @@ export interface RunExecutorOptions {
   outbox: OutboxRepository;
   /** Runs an agent-mode or autonomous prompt as a turn (through the runtime) and returns the reply. */
   runAgent(run: OutboxRun, signal: AbortSignal): Promise<AgentRunResult>;
-  /** By target scheme: `webhook` for `webhook:<name>`; `channel` for every `<channel>:<chat>`. */
-  deliverers: { channel: Deliverer; webhook?: Deliverer };
+  /** By target scheme: `webhook:<name>`, `push:all`; `channel` for every other `<channel>:<chat>`. */
+  deliverers: { channel: Deliverer; webhook?: Deliverer; push?: Deliverer };
   clock?: () => number;
   /** Retry schedule of a failed delivery, by attempt (1-based); undefined gives up. Default: see below. */
   retryAfterMs?: (attempt: number, delivery: Delivery) => number | undefined;
   onError?: (error: unknown) => void;
   signal?: AbortSignal;
+  /** Targets every delivered run also goes to, besides its own (`push:all` while web push is on). */
+  extraTargets?: () => readonly string[];
+}
+
+/**
+ * A deliverer's error may carry `permanent: true` (the target refused for good: the delivery is given up at
+ * once) or a numeric `retryAfterMs` (the target asked to wait: the next attempt is no sooner than that).
+ */
+function isPermanent(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { permanent?: unknown }).permanent === true;
+}
+
+function retryHintOf(error: unknown): number {
+  const hint =
+    typeof error === 'object' && error !== null ? (error as { retryAfterMs?: unknown }).retryAfterMs : 0;
+  return typeof hint === 'number' && Number.isFinite(hint) ? hint : 0;
 }
 
 /** Autonomous runs answer this (first thing in the reply) when nothing needs the owner. */
@@ -69,13 +88,15 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     return { outcome: 'delivered' as const, text: reply || '(no reply)' };
   };
 
+  const targetsOf = (run: OutboxRun) => [...run.payload.deliverTo, ...(options.extraTargets?.() ?? [])];
+
   return {
     async run(run) {
       try {
         outbox.start(run.id);
         const ended = await outcomeOf(run);
         if (signal.aborted) return; // shutting down: left unfinished, run again at the next start
-        outbox.finish(run.id, { ...ended, targets: run.payload.deliverTo });
+        outbox.finish(run.id, { ...ended, targets: targetsOf(run) });
       } catch (error) {
         options.onError?.(error);
         if (signal.aborted) return;
@@ -84,23 +105,31 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
           outcome: 'failed',
           text: `${run.payload.title} could not run: ${message}`,
           error: message,
-          targets: run.payload.deliverTo,
+          targets: targetsOf(run),
         });
       }
     },
     async deliver(now) {
       for (const delivery of outbox.dueDeliveries(now)) {
         const scheme = delivery.target.slice(0, delivery.target.indexOf(':'));
-        const deliverer = scheme === 'webhook' ? options.deliverers.webhook : options.deliverers.channel;
+        const deliverer =
+          scheme === 'webhook'
+            ? options.deliverers.webhook
+            : scheme === 'push'
+              ? options.deliverers.push
+              : options.deliverers.channel;
         try {
           if (!deliverer) throw new Error(`nothing delivers to ${delivery.target}`);
           await deliverer(delivery, signal);
           outbox.markSent(delivery.id);
         } catch (error) {
           const attempt = delivery.attempts + 1;
-          const wait = options.retryAfterMs
-            ? options.retryAfterMs(attempt, delivery)
-            : defaultRetryAfter(attempt, delivery, clock());
+          const backoff = isPermanent(error)
+            ? undefined
+            : options.retryAfterMs
+              ? options.retryAfterMs(attempt, delivery)
+              : defaultRetryAfter(attempt, delivery, clock());
+          const wait = backoff === undefined ? undefined : Math.max(backoff, retryHintOf(error));
           outbox.markAttempt(
             delivery.id,
             error instanceof Error ? error.message : String(error),
