@@ -95,6 +95,13 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
       return record?.secret;
     },
     status: () => app.status(options.version),
+    proactive: {
+      reminders: app.proactive.reminders,
+      outbox: app.proactive.outbox,
+      wake: () => app.proactive.wake(),
+      timezone: () => app.config().agent.timezone,
+      defaultTargets: () => app.config().proactive.deliverTo,
+    },
   });
   const running: RunningGateway = await serveGateway(gatewayApp, host, port);
   const token = settleGatewayToken(app.settings, configuredToken);

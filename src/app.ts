@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { AgentRuntime, type AgentSettings } from './agent/agent-runtime.js';
@@ -20,7 +21,14 @@ import type { ChatModel } from './llm/types.js';
 import { createMcpManager, type McpManager } from './mcp/mcp-manager.js';
 import { createMemory, type Memory } from './memory/create-memory.js';
 import { createProactive, type Proactive } from './proactive/create-proactive.js';
+import { cronSource } from './proactive/cron-source.js';
+import { HEARTBEAT_FILE } from './proactive/heartbeat-file.js';
+import { heartbeatSource } from './proactive/heartbeat-source.js';
+import { JobsWatcher } from './proactive/jobs-watcher.js';
+import { createCronTool } from './proactive/tools/cron-tool.js';
+import { createReminderTool } from './proactive/tools/reminder-tool.js';
 import { consolidationStatus } from './store/consolidation-status-repository.js';
+import { CronJobRepository } from './store/cron-job-repository.js';
 import { acquireHomeLock } from './store/home-lock.js';
 import { McpPinRepository } from './store/mcp-pin-repository.js';
 import { openDatabase } from './store/open-database.js';
@@ -252,17 +260,59 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
   });
   runtime.start();
   let nextDue: number | undefined;
+  // jobs.yaml (cron jobs) is read at every tick when it changed, and at once on a file event.
+  const jobs = new JobsWatcher({
+    path: join(home, 'jobs.yaml'),
+    onChange: () => proactive.wake(),
+    onError: (error) =>
+      logger.warn({ error: error.message }, 'jobs.yaml rejected; keeping the last good jobs'),
+  });
+  if (options.watch) jobs.watch();
+  const heartbeatFile = () => {
+    try {
+      return readFileSync(join(config.workspace, HEARTBEAT_FILE), 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const cronDefaults = () => ({ timezone: config.agent.timezone, deliverTo: config.proactive.deliverTo });
+  const cronJobs = new CronJobRepository(db);
   const proactive = createProactive({
     home,
     db,
     bus,
     config: () => config.proactive,
+    sources: ({ outbox }) => [
+      cronSource({ jobs: () => jobs.current(), defaults: cronDefaults, repository: cronJobs, outbox }),
+      heartbeatSource({
+        config: () => config.proactive,
+        timezone: () => config.agent.timezone,
+        heartbeat: heartbeatFile,
+        outbox,
+      }),
+    ],
     onError: (error) => logger.error({ err: error }, 'scheduler'),
     onNextDue: (at) => {
       nextDue = at;
       bus.publishSchedule({ type: 'next-due', at: at ?? null });
     },
   });
+  registry.register(
+    createCronTool({
+      file: join(home, 'jobs.yaml'),
+      outbox: proactive.outbox,
+      repository: cronJobs,
+      defaults: cronDefaults,
+      wake: () => proactive.wake(),
+    }),
+  );
+  registry.register(
+    createReminderTool({
+      reminders: proactive.reminders,
+      timezone: () => config.agent.timezone,
+      wake: () => proactive.wake(),
+    }),
+  );
   if (options.scheduler === 'run') proactive.start({ wait: true });
   else if (options.scheduler === 'try') proactive.start();
   // Commands a crashed Wren of this home left running (no sandbox to end them) are stopped now.
@@ -372,6 +422,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     close(graceMs = 10_000) {
       closed ??= (async () => {
         watcher?.close();
+        jobs.close();
         // Stop accepting at once; requests already in flight get their answers while the turns drain.
         const listeners = Promise.all(gateways.map((gateway) => gateway.close()));
         subagents.cancelAll();

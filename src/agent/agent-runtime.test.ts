@@ -241,6 +241,16 @@ describe('AgentRuntime', () => {
     });
   });
 
+  it('a turn marked withoutHistory sees none of its session’s earlier messages', async () => {
+    const { send, model } = setup();
+    model.script({ text: 'one' }, { text: 'two' });
+    const first = await send('remember pears', 'hb', { sessionId: 'hb-1' });
+    await send('check the list', 'hb', { sessionId: first.sessionId, withoutHistory: true });
+    const messages = model.requests[1]!.messages;
+    expect(messages).toHaveLength(1);
+    expect(JSON.stringify(messages)).not.toContain('pears');
+  });
+
   it('emits progress events for the turn', async () => {
     const { bus, model } = setup();
     model.script({ text: 'streamed text' });

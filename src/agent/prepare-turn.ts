@@ -71,9 +71,10 @@ export class TurnPreparation {
       estimateMessageTokens(userMessage) +
       64;
     const budget = limits.contextWindow - limits.maxOutputTokens - reserveTokens - fixed;
-    const history = repairToolPairs(
-      (budget > 0 ? await store.recentMessages(session.id, budget) : []).map((stored) => stored.message),
-    );
+    const history =
+      message.withoutHistory || budget <= 0
+        ? []
+        : repairToolPairs((await store.recentMessages(session.id, budget)).map((stored) => stored.message));
     const requestUser = withNote(
       userMessage,
       context.runtimeNote(message.channel),

@@ -2,7 +2,27 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 
 /** The Markdown files the owner edits to shape Wren, with the content a new workspace starts with. */
+/**
+ * What a new workspace's HEARTBEAT.md starts with: how it works, examples inside a comment, and no active
+ * item — so a fresh home runs no heartbeat and spends nothing until the owner writes a check.
+ */
+export const HEARTBEAT_STARTER = `# Heartbeat
+
+Standing checks Wren runs on its own every \`proactive.heartbeat_minutes\` (default 30) while this file has
+at least one active item. Wren checks them with its tools and tells you only when something needs you;
+otherwise the check stays in the feed. It waits out your quiet hours.
+
+Write one check per list item. Checked items and anything inside the comment below are ignored.
+
+<!--
+Examples (move one out of this comment to turn the heartbeat on):
+- If an email from my manager waits for an answer, tell me.
+- [ ] Tell me when https://status.example.com reports an outage.
+-->
+`;
+
 export const WORKSPACE_DEFAULTS: Record<string, string> = {
+  'HEARTBEAT.md': HEARTBEAT_STARTER,
   'SOUL.md': `# Soul
 
 You are Wren, a personal assistant running on your owner's own machine.

@@ -23,6 +23,11 @@ export interface InboundMessage {
    * turn it starts may spawn only while this is below `agent.subagents.max_depth`.
    */
   spawnDepth?: number;
+  /**
+   * The turn sees none of its session's earlier messages (the heartbeat: one small fixed context each time,
+   * however many heartbeats ran before).
+   */
+  withoutHistory?: boolean;
   metadata?: Record<string, unknown>;
 }
 

@@ -4,8 +4,10 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { resolveHome } from '../config/home.js';
 import { registerGateCommands } from './commands/gate.js';
+import { registerJobCommands } from './commands/jobs.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
+import { registerReminderCommands } from './commands/reminders.js';
 import { registerSubagentCommands } from './commands/subagents.js';
 import { EXIT, reportFailure } from './report-failure.js';
 import { wholeNumber } from './whole-number.js';
@@ -118,6 +120,8 @@ registerGateCommands(program, home);
 registerMemoryCommands(program, home);
 registerMcpCommands(program, home);
 registerSubagentCommands(program, home);
+registerReminderCommands(program, home);
+registerJobCommands(program, home);
 
 // Subcommands inherit the override only when they are created after it: apply it to every one.
 for (const command of allCommands(program)) {

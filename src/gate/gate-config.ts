@@ -97,6 +97,7 @@ export const DEFAULT_NON_OWNER_DENY = [
   'memory_write',
   'memory_edit',
   'cron',
+  'reminder',
   'spawn',
   'mcp_server',
   'goal',

@@ -7,6 +7,7 @@ import type { Gate } from '../gate/create-gate.js';
 import { registerChatRoutes } from './chat-routes.js';
 import { registerFileRoutes } from './file-routes.js';
 import { registerGateRoutes } from './gate-routes.js';
+import { type ProactiveRouteOptions, registerProactiveRoutes } from './proactive-routes.js';
 import { problem } from './problem.js';
 import { AuthLimiter, allowedHostnames, hostGuard, tokenAuth } from './request-guard.js';
 
@@ -28,6 +29,8 @@ export interface GatewayOptions {
   subagents?: { list(): unknown[]; cancel(id: string): boolean };
   /** Folders `GET /api/files/<path>` may serve from (the workspace first); without it the route answers 404. */
   fileRoots?: () => string[];
+  /** Reminders, the feed and the scheduler's tick; without it those routes answer 404. */
+  proactive?: ProactiveRouteOptions;
   /** Host names requests may name in `Host`/`Origin` (default: the loopback names). */
   allowedHosts?: () => ReadonlySet<string>;
   /** Failed-token rate limiting (default: 10 per address per minute). */
@@ -102,6 +105,7 @@ export function createGateway(options: GatewayOptions): Hono {
   });
 
   registerFileRoutes(app, options.fileRoots);
+  if (options.proactive) registerProactiveRoutes(app, options.proactive);
 
   app.notFound((c) => c.json(problem('not_found', `No route ${c.req.method} ${c.req.path}.`), 404));
   app.onError((error, c) => {

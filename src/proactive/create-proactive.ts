@@ -8,7 +8,6 @@ import type { ProactiveConfig } from './proactive-config.js';
 import { reminderSource } from './reminder-source.js';
 import { type AgentRunResult, createRunExecutor, type Deliverer, TargetUnavailable } from './run-executor.js';
 import { type DueSource, type RunExecutor, Scheduler, type Timers } from './scheduler.js';
-import { createPushDeliverer, loadVapidKeys, pushTargets } from './web-push.js';
 import { createWebhookDeliverer } from './webhook-deliverer.js';
 
 export interface ProactiveDeps {
@@ -46,6 +45,8 @@ export interface Proactive {
 }
 
 const ZERO = { inputTokens: 0, outputTokens: 0 };
+/** Every browser subscribed to web push (see web-push.ts). */
+const PUSH_TARGET = 'push:all';
 const RETRY_LOCK_MS = 30_000;
 
 /** The prompt an agent-mode run sends through the runtime: the owner's words, framed as scheduled work. */
@@ -93,6 +94,8 @@ export function createProactive(deps: ProactiveDeps): Proactive {
         fromOwner: true,
         interactive: false,
         sessionId: run.payload.sessionId ?? `proactive:${run.kind}:${run.ref}`,
+        // A heartbeat is one compact check: its earlier runs are not part of its context.
+        ...(run.kind === 'heartbeat' ? { withoutHistory: true } : {}),
         text: scheduledPrompt(run),
         metadata: { origin: 'scheduler', key: run.sourceKey },
       },
@@ -126,17 +129,20 @@ export function createProactive(deps: ProactiveDeps): Proactive {
     deliverers: {
       channel,
       webhook: createWebhookDeliverer({ webhooks: () => deps.config().webhooks, clock }),
-      // The VAPID keys are made the first time a push is sent, not before web push is turned on.
-      push: (delivery, signal) => {
-        push ??= createPushDeliverer({
-          subscriptions: new PushSubscriptionRepository(deps.db),
-          vapid: loadVapidKeys(deps.home),
-        });
+      // web-push (and its crypto) loads, and the VAPID keys are made, the first time a push is sent.
+      push: async (delivery, signal) => {
+        if (!push) {
+          const { createPushDeliverer, loadVapidKeys } = await import('./web-push.js');
+          push = createPushDeliverer({
+            subscriptions: new PushSubscriptionRepository(deps.db),
+            vapid: loadVapidKeys(deps.home),
+          });
+        }
         return push(delivery, signal);
       },
       ...deps.deliverers,
     },
-    extraTargets: () => pushTargets(deps.config()),
+    extraTargets: () => (deps.config().push ? [PUSH_TARGET] : []),
     signal: shutdown.signal,
     ...(deps.onError ? { onError: deps.onError } : {}),
   });

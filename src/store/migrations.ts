@@ -3,6 +3,9 @@ import { MIGRATION_V2 } from './migration-v2-memory.js';
 import { MIGRATION_V3 } from './migration-v3-gate.js';
 import { MIGRATION_V4 } from './migration-v4-mcp.js';
 import { MIGRATION_V5 } from './migration-v5-proactive.js';
+import { MIGRATION_V6 } from './migration-v6-goals.js';
+import { MIGRATION_V7 } from './migration-v7-cron.js';
+import { MIGRATION_V8 } from './migration-v8-push.js';
 import { StoreError } from './store-error.js';
 
 /** One schema step. `up` runs inside a transaction together with the `user_version` bump. */
@@ -66,6 +69,9 @@ export const MIGRATIONS: readonly Migration[] = [
   MIGRATION_V3,
   MIGRATION_V4,
   MIGRATION_V5,
+  MIGRATION_V6,
+  MIGRATION_V7,
+  MIGRATION_V8,
 ];
 
 /** The schema version this code writes. */

@@ -1,0 +1,85 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { OutboxRepository } from '../store/outbox-repository.js';
+import type { ReminderRepository } from '../store/reminder-repository.js';
+import { problem } from './problem.js';
+
+/** What the proactive routes need of the app. */
+export interface ProactiveRouteOptions {
+  reminders: ReminderRepository;
+  outbox: OutboxRepository;
+  /** Ticks the scheduler now. */
+  wake: () => void;
+  timezone: () => string;
+  /** Targets a reminder added here gets when the request names none. */
+  defaultTargets: () => readonly string[];
+  clock?: () => number;
+}
+
+const reminderBody = z
+  .object({
+    text: z.string().min(1).max(2000),
+    when: z.string().min(1).max(200),
+    mode: z.enum(['notify', 'agent']).optional(),
+    deliver_to: z.array(z.string()).max(10).optional(),
+    session: z.string().max(128).optional(),
+  })
+  .strict();
+
+/**
+ * `GET /api/reminders` (`?all=1` for done and cancelled), `POST /api/reminders` `{text, when, mode?,
+ * deliver_to?, session?}` (`when` as people write it: "in 20m", "tomorrow at 9", "every weekday at 7:30"),
+ * `DELETE /api/reminders/:id`, `GET /api/feed` (newest first; `?before=ID&limit=N`), `POST /api/tick` (the
+ * scheduler runs what is due now — for hosts that sleep).
+ */
+export function registerProactiveRoutes(app: Hono, options: ProactiveRouteOptions): void {
+  const clock = options.clock ?? Date.now;
+  app.get('/api/reminders', (c) =>
+    c.json({ reminders: options.reminders.list(c.req.query('all') ? 'all' : 'active') }),
+  );
+  app.post('/api/reminders', async (c) => {
+    const parsed = reminderBody.safeParse(await c.req.json().catch(() => undefined));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return c.json(problem('bad_request', `${issue?.path.join('.') || 'body'}: ${issue?.message}`), 400);
+    }
+    const { text, when, mode, deliver_to: deliverTo, session } = parsed.data;
+    const { addReminder } = await import('../proactive/add-reminder.js');
+    const added = addReminder(
+      options.reminders,
+      {
+        text,
+        when,
+        ...(mode ? { mode } : {}),
+        ...(deliverTo ? { deliverTo } : {}),
+        ...(session ? { sessionId: session } : {}),
+      },
+      {
+        now: clock(),
+        timezone: options.timezone(),
+        fallbackTargets: session ? [`api:${session}`] : options.defaultTargets(),
+      },
+    );
+    if (!added.ok) return c.json(problem('bad_request', added.error), 400);
+    options.wake();
+    return c.json({ reminder: added.reminder, description: added.description }, 201);
+  });
+  app.delete('/api/reminders/:id', (c) => {
+    const id = Number(c.req.param('id'));
+    if (!Number.isInteger(id) || !options.reminders.cancel(id))
+      return c.json(problem('not_found', `No active reminder ${c.req.param('id')}.`), 404);
+    options.wake();
+    return c.json({ cancelled: id });
+  });
+  app.get('/api/feed', (c) => {
+    const number = (name: string) => {
+      const text = c.req.query(name);
+      return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
+    };
+    return c.json({ feed: options.outbox.feed(Math.min(number('limit') ?? 50, 200), number('before')) });
+  });
+  app.post('/api/tick', (c) => {
+    options.wake();
+    return c.json({ ok: true });
+  });
+}

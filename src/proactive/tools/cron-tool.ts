@@ -1,0 +1,219 @@
+import { z } from 'zod';
+import { type Tool, type ToolContext, ToolError, type ToolResult } from '../../agent/tool.js';
+import type { CronJobRepository } from '../../store/cron-job-repository.js';
+import type { OutboxRepository } from '../../store/outbox-repository.js';
+import { toolSchema } from '../../tools/tool-schema.js';
+import { ConfigError } from '../../util/config-error.js';
+import { type CronDefaults, jobHistory } from '../cron-source.js';
+import { jobRunLine, jobSummaries, jobSummaryLines } from '../job-summary.js';
+import { checkCron, checkJobName, deleteJob, type JobPatch, readJobsFile, writeJob } from '../jobs-file.js';
+import { TARGET } from '../proactive-config.js';
+
+const parameters = z
+  .object({
+    action: z.enum(['list', 'add', 'update', 'remove', 'enable', 'disable', 'history']),
+    name: z
+      .string()
+      .optional()
+      .describe('every action but list: the job name, 1–40 of a-z, 0-9 and "-" (e.g. daily-briefing)'),
+    cron: z
+      .string()
+      .optional()
+      .describe('add (required) / update: "minute hour day month weekday", e.g. "0 8 * * *", "30 7 * * 1-5"'),
+    prompt: z.string().optional().describe('add (required) / update: what to do at each run'),
+    timezone: z
+      .string()
+      .optional()
+      .describe('add / update: IANA zone such as Europe/Berlin; default the owner\'s; "" resets (update)'),
+    deliver_to: z
+      .array(z.string())
+      .optional()
+      .describe('add / update: targets like telegram:123 or webhook:ntfy; default this chat; [] = feed only'),
+  })
+  .strict();
+
+type Args = z.output<typeof parameters>;
+
+export interface CronToolDeps {
+  /** Absolute path of jobs.yaml: the single source of truth; the tool only edits it. */
+  file: string;
+  outbox: OutboxRepository;
+  /** For the next run the scheduler computed (optional: computed from now otherwise). */
+  repository?: CronJobRepository;
+  defaults: () => CronDefaults;
+  /** Tells the scheduler jobs.yaml changed (it ticks now rather than within 30 s). */
+  wake?: () => void;
+  clock?: () => number;
+}
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Checks what add/update would write, with messages for the model; returns the patch. */
+function patchOf(args: Args, defaultZone: string): JobPatch {
+  const zone = args.timezone?.trim();
+  if (zone && !isTimeZone(zone))
+    throw new ToolError(`"${zone}" is not a time zone; use an IANA name such as Europe/Berlin.`);
+  if (args.cron !== undefined) {
+    const problem = checkCron(args.cron, zone || defaultZone);
+    if (problem) throw new ToolError(`Invalid cron: ${problem}.`);
+  }
+  const bad = args.deliver_to?.find((target) => !TARGET.test(target.trim()));
+  if (bad !== undefined)
+    throw new ToolError(`"${bad}" is not a target; use channel:chat (telegram:123) or webhook:name.`);
+  if (args.prompt !== undefined && !args.prompt.trim()) throw new ToolError('"prompt" must not be empty.');
+  return {
+    ...(args.cron !== undefined ? { cron: args.cron } : {}),
+    ...(args.prompt !== undefined ? { prompt: args.prompt } : {}),
+    ...(zone !== undefined ? { timezone: zone === '' ? null : zone } : {}),
+    ...(args.deliver_to !== undefined ? { deliverTo: args.deliver_to } : {}),
+  };
+}
+
+/** The chat the job was asked for in, when it can take deliveries (not a scheduled run's own channel). */
+function hereTarget(ctx: ToolContext): string[] | undefined {
+  const target = `${ctx.channel}:${ctx.chatId}`;
+  return ctx.channel !== 'scheduler' && TARGET.test(target) ? [target] : undefined;
+}
+
+function fileError<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ToolError(error.message);
+    throw error;
+  }
+}
+
+/** The job name the action is about, checked. */
+function needName(args: Args): string {
+  if (!args.name) throw new ToolError(`cron ${args.action} needs "name" (see cron list).`);
+  const bad = checkJobName(args.name);
+  if (bad) throw new ToolError(`${bad}.`);
+  return args.name;
+}
+
+/** `list`: every job with its schedule, next and last run, and prompt. */
+function listResult(deps: CronToolDeps, now: number): ToolResult {
+  const summaries = jobSummaries(
+    fileError(() => readJobsFile(deps.file)),
+    {
+      defaults: deps.defaults(),
+      now,
+      outbox: deps.outbox,
+      ...(deps.repository ? { repository: deps.repository } : {}),
+    },
+  );
+  return {
+    content: summaries.length ? summaries.flatMap((job) => jobSummaryLines(job)).join('\n') : 'No cron jobs.',
+    details: summaries,
+    taint: 'private',
+  };
+}
+
+/** `history`: the last 20 runs, readable even while jobs.yaml is broken or after the job was removed. */
+function historyResult(deps: CronToolDeps, name: string): ToolResult {
+  const runs = jobHistory(deps.outbox, name);
+  let zone = deps.defaults().timezone;
+  try {
+    zone = readJobsFile(deps.file).find((job) => job.name === name)?.timezone ?? zone;
+  } catch {
+    // The default zone, then.
+  }
+  return {
+    content: runs.length
+      ? [
+          `Last ${runs.length} runs of ${name} (newest first):`,
+          ...runs.map((run) => jobRunLine(run, zone)),
+        ].join('\n')
+      : `No runs of ${name} yet.`,
+    details: runs,
+    taint: 'private',
+  };
+}
+
+/**
+ * `cron`: the owner's scheduled agent prompts in jobs.yaml (list, add, update, remove, enable, disable,
+ * history). Every change is an edit of jobs.yaml, validated before it is written (the running scheduler
+ * applies it at its next tick). A job the model adds delivers to the chat it was asked in unless targets are
+ * given. Adding or updating stores a prompt a later run will act on, so after untrusted content it asks.
+ */
+export function createCronTool(deps: CronToolDeps): Tool {
+  const clock = deps.clock ?? Date.now;
+  const summary = (name: string): string => {
+    const jobs = fileError(() => readJobsFile(deps.file)).filter((job) => job.name === name);
+    const [job] = jobSummaries(jobs, { defaults: deps.defaults(), now: clock() });
+    return job ? jobSummaryLines(job)[0]! : name;
+  };
+  const changed = (verb: string, name: string) => {
+    deps.wake?.();
+    return { content: `${verb} ${summary(name)}` };
+  };
+
+  return {
+    name: 'cron',
+    description:
+      'Scheduled agent prompts (cron jobs in jobs.yaml), e.g. a daily briefing: list, add, update, remove, enable, disable, or show the run history of one.',
+    parameters: toolSchema(parameters),
+    risk: 'moderate',
+    // A job's prompt runs later with tools: after untrusted content, storing one asks first. The grant
+    // target is the job name (lowercase letters, digits, "-"), never the prompt.
+    assess: (raw) => {
+      const name = typeof raw['name'] === 'string' ? { target: raw['name'] } : {};
+      if (raw['action'] !== 'add' && raw['action'] !== 'update') return name;
+      const prompt = typeof raw['prompt'] === 'string' ? raw['prompt'] : '(its prompt unchanged)';
+      const shown = prompt.length > 80 ? `${prompt.slice(0, 77)}…` : prompt;
+      return { ...name, persists: `a cron job ${String(raw['name'] ?? '')} ("${shown}")` };
+    },
+    async execute(raw, ctx) {
+      const args = parameters.parse(raw);
+      const defaults = deps.defaults();
+      switch (args.action) {
+        case 'list':
+          return listResult(deps, clock());
+        case 'add': {
+          const name = needName(args);
+          if (!args.cron || !args.prompt) throw new ToolError('cron add needs "name", "cron" and "prompt".');
+          const patch = patchOf(args, defaults.timezone);
+          const here = args.deliver_to === undefined ? hereTarget(ctx) : undefined;
+          fileError(() =>
+            writeJob(deps.file, name, here ? { ...patch, deliverTo: here } : patch, { create: true }),
+          );
+          return changed('Added', name);
+        }
+        case 'update': {
+          const name = needName(args);
+          const patch = patchOf(args, defaults.timezone);
+          if (Object.keys(patch).length === 0)
+            throw new ToolError(
+              'cron update needs at least one of "cron", "prompt", "timezone", "deliver_to".',
+            );
+          fileError(() => writeJob(deps.file, name, patch, { create: false }));
+          return changed('Updated', name);
+        }
+        case 'enable':
+        case 'disable': {
+          const name = needName(args);
+          fileError(() =>
+            writeJob(deps.file, name, { enabled: args.action === 'enable' }, { create: false }),
+          );
+          return changed(args.action === 'enable' ? 'Enabled' : 'Disabled', name);
+        }
+        case 'remove': {
+          const name = needName(args);
+          fileError(() => deleteJob(deps.file, name));
+          deps.wake?.();
+          return { content: `Removed the cron job ${name} (its run history stays).` };
+        }
+        case 'history':
+          return historyResult(deps, needName(args));
+      }
+    },
+  };
+}
