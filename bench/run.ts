@@ -5,7 +5,8 @@
  * Figures: prompt tokens of "hi" in a fresh session; framework overhead per turn over HTTP (the real
  * `wren start` process, a fake OpenAI-compatible model on 127.0.0.1 speaking the real streaming wire format,
  * minus the time the same model call takes without Wren) and in-process; cold start of the real CLI to
- * /api/health OK; idle RSS after start and after 1,000 turns; a 200-turn conversation; "hi" with MCP servers.
+ * /api/health OK; idle RSS after start and after 1,000 turns; a 200-turn conversation; "hi" with MCP servers;
+ * scheduler ticks with 1k–100k reminders and delivery lateness.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import type { ChatModel, ModelEvent } from '../src/llm/types.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
 import { runMcpBench } from './mcp-bench.js';
 import { runMemoryBench } from './memory-bench.js';
+import { runSchedulerBench } from './scheduler-bench.js';
 
 const CLI = resolve('dist/cli/main.js');
 /** The node flags `npm start` uses, so the gateway is measured as users run it. */
@@ -254,6 +256,7 @@ let start: number;
 let rss: Awaited<ReturnType<typeof memory>>;
 let conversation: Awaited<ReturnType<typeof runMemoryBench>>;
 let mcp: Awaited<ReturnType<typeof runMcpBench>>;
+let scheduler: Awaited<ReturnType<typeof runSchedulerBench>>;
 try {
   hi = await helloTokens();
   http = await httpOverhead(200);
@@ -262,6 +265,7 @@ try {
   rss = await memory(1000);
   conversation = await runMemoryBench(200);
   mcp = await runMcpBench();
+  scheduler = await runSchedulerBench();
 } finally {
   rmSync(ROOT, { recursive: true, force: true });
 }
@@ -275,6 +279,7 @@ const results = {
   idleRssMb: rss,
   memory: { ...conversation },
   mcp,
+  scheduler,
 };
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
@@ -325,4 +330,21 @@ row(
   '"hi" with 10 MCP servers',
   `${mcp.ten.tokens} vs ${mcp.none.tokens} (+${mcp.overheadPercent.toFixed(1)} %)`,
   '< +10 %',
+);
+for (const tick of scheduler.ticks) {
+  row(
+    `scheduler tick, ${tick.reminders.toLocaleString('en')} reminders`,
+    `idle p50 ${tick.idleP50Ms.toFixed(2)} ms, p99 ${tick.idleP99Ms.toFixed(2)} ms; 100 due ${tick.claim100Ms.toFixed(1)} ms`,
+    'idle < 5 ms, flat',
+  );
+}
+row(
+  '100k reminders: memory',
+  `heap +${scheduler.heapGrowthMb.toFixed(1)} MB, RSS +${scheduler.rssGrowthMb.toFixed(0)} MB, db ${scheduler.dbFileMb.toFixed(1)} MB`,
+  '—',
+);
+row(
+  'delivery lateness (real timers)',
+  `p50 ${scheduler.lateness.p50Ms} ms, p99 ${scheduler.lateness.p99Ms} ms, max ${scheduler.lateness.maxMs} ms (${scheduler.lateness.count})`,
+  '< 1 s',
 );
