@@ -102,6 +102,7 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
       timezone: () => app.config().agent.timezone,
       defaultTargets: () => app.config().proactive.deliverTo,
     },
+    goals: app.goals,
   });
   const running: RunningGateway = await serveGateway(gatewayApp, host, port);
   const token = settleGatewayToken(app.settings, configuredToken);

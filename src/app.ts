@@ -22,13 +22,16 @@ import { createMcpManager, type McpManager } from './mcp/mcp-manager.js';
 import { createMemory, type Memory } from './memory/create-memory.js';
 import { createProactive, type Proactive } from './proactive/create-proactive.js';
 import { cronSource } from './proactive/cron-source.js';
+import { goalSource } from './proactive/goal-source.js';
 import { HEARTBEAT_FILE } from './proactive/heartbeat-file.js';
 import { heartbeatSource } from './proactive/heartbeat-source.js';
 import { JobsWatcher } from './proactive/jobs-watcher.js';
 import { createCronTool } from './proactive/tools/cron-tool.js';
+import { createGoalTool } from './proactive/tools/goal-tool.js';
 import { createReminderTool } from './proactive/tools/reminder-tool.js';
 import { consolidationStatus } from './store/consolidation-status-repository.js';
 import { CronJobRepository } from './store/cron-job-repository.js';
+import { GoalRepository } from './store/goal-repository.js';
 import { acquireHomeLock } from './store/home-lock.js';
 import { McpPinRepository } from './store/mcp-pin-repository.js';
 import { openDatabase } from './store/open-database.js';
@@ -84,6 +87,8 @@ export interface WrenApp {
   readonly subagents: SubagentManager;
   /** Reminders, the outbox and feed, and the scheduler (running in this process or not). */
   readonly proactive: Proactive;
+  /** Goals with steps and proposals (the scheduler runs their passes and check-ins). */
+  readonly goals: GoalRepository;
   readonly logger: Logger;
   readonly startedAt: number;
   /** The configuration in force (changes on a valid live edit). */
@@ -277,6 +282,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
   };
   const cronDefaults = () => ({ timezone: config.agent.timezone, deliverTo: config.proactive.deliverTo });
   const cronJobs = new CronJobRepository(db);
+  const goals = new GoalRepository(db, { timezone: () => config.agent.timezone });
   const proactive = createProactive({
     home,
     db,
@@ -289,6 +295,13 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
         timezone: () => config.agent.timezone,
         heartbeat: heartbeatFile,
         outbox,
+      }),
+      // Last: at most one goal pass per tick, after everything the owner scheduled.
+      goalSource({
+        goals,
+        outbox,
+        config: () => config.proactive,
+        timezone: () => config.agent.timezone,
       }),
     ],
     onError: (error) => logger.error({ err: error }, 'scheduler'),
@@ -313,6 +326,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
       wake: () => proactive.wake(),
     }),
   );
+  registry.register(createGoalTool({ goals, wake: () => proactive.wake() }));
   if (options.scheduler === 'run') proactive.start({ wait: true });
   else if (options.scheduler === 'try') proactive.start();
   // Commands a crashed Wren of this home left running (no sandbox to end them) are stopped now.
@@ -384,6 +398,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     mcp,
     subagents,
     proactive,
+    goals,
     logger,
     startedAt: Date.now(),
     config: () => config,

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { resolveHome } from '../config/home.js';
 import { registerGateCommands } from './commands/gate.js';
+import { registerGoalCommands } from './commands/goals.js';
 import { registerJobCommands } from './commands/jobs.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
@@ -122,6 +123,7 @@ registerMcpCommands(program, home);
 registerSubagentCommands(program, home);
 registerReminderCommands(program, home);
 registerJobCommands(program, home);
+registerGoalCommands(program, home);
 
 // Subcommands inherit the override only when they are created after it: apply it to every one.
 for (const command of allCommands(program)) {

@@ -4,9 +4,11 @@ import { HTTPException } from 'hono/http-exception';
 import type { SessionStore } from '../agent/session-store.js';
 import type { MessageBus } from '../bus/message-bus.js';
 import type { Gate } from '../gate/create-gate.js';
+import type { GoalRepository } from '../store/goal-repository.js';
 import { registerChatRoutes } from './chat-routes.js';
 import { registerFileRoutes } from './file-routes.js';
 import { registerGateRoutes } from './gate-routes.js';
+import { registerGoalRoutes } from './goal-routes.js';
 import { type ProactiveRouteOptions, registerProactiveRoutes } from './proactive-routes.js';
 import { problem } from './problem.js';
 import { AuthLimiter, allowedHostnames, hostGuard, tokenAuth } from './request-guard.js';
@@ -31,6 +33,8 @@ export interface GatewayOptions {
   fileRoots?: () => string[];
   /** Reminders, the feed and the scheduler's tick; without it those routes answer 404. */
   proactive?: ProactiveRouteOptions;
+  /** Goals, steps and proposals (`/api/goals…`); without it those routes answer 404. */
+  goals?: GoalRepository;
   /** Host names requests may name in `Host`/`Origin` (default: the loopback names). */
   allowedHosts?: () => ReadonlySet<string>;
   /** Failed-token rate limiting (default: 10 per address per minute). */
@@ -106,6 +110,10 @@ export function createGateway(options: GatewayOptions): Hono {
 
   registerFileRoutes(app, options.fileRoots);
   if (options.proactive) registerProactiveRoutes(app, options.proactive);
+  if (options.goals) {
+    const wake = options.proactive?.wake;
+    registerGoalRoutes(app, options.goals, wake ? { wake } : {});
+  }
 
   app.notFound((c) => c.json(problem('not_found', `No route ${c.req.method} ${c.req.path}.`), 404));
   app.onError((error, c) => {

@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { OutboxRepository } from '../store/outbox-repository.js';
 import type { ReminderRepository } from '../store/reminder-repository.js';
+import { SESSION_ID } from './chat-routes.js';
 import { problem } from './problem.js';
 
 /** What the proactive routes need of the app. */
@@ -21,14 +22,14 @@ const reminderBody = z
     text: z.string().min(1).max(2000),
     when: z.string().min(1).max(200),
     mode: z.enum(['notify', 'agent']).optional(),
-    deliver_to: z.array(z.string()).max(10).optional(),
-    session: z.string().max(128).optional(),
+    deliverTo: z.array(z.string()).max(10).optional(),
+    session: z.string().regex(SESSION_ID, 'session must be 1-128 letters, digits, _ . : -').optional(),
   })
   .strict();
 
 /**
  * `GET /api/reminders` (`?all=1` for done and cancelled), `POST /api/reminders` `{text, when, mode?,
- * deliver_to?, session?}` (`when` as people write it: "in 20m", "tomorrow at 9", "every weekday at 7:30"),
+ * deliverTo?, session?}` (`when` as people write it: "in 20m", "tomorrow at 9", "every weekday at 7:30"),
  * `DELETE /api/reminders/:id`, `GET /api/feed` (newest first; `?before=ID&limit=N`), `POST /api/tick` (the
  * scheduler runs what is due now — for hosts that sleep).
  */
@@ -43,7 +44,7 @@ export function registerProactiveRoutes(app: Hono, options: ProactiveRouteOption
       const issue = parsed.error.issues[0];
       return c.json(problem('bad_request', `${issue?.path.join('.') || 'body'}: ${issue?.message}`), 400);
     }
-    const { text, when, mode, deliver_to: deliverTo, session } = parsed.data;
+    const { text, when, mode, deliverTo, session } = parsed.data;
     const { addReminder } = await import('../proactive/add-reminder.js');
     const added = addReminder(
       options.reminders,

@@ -40,7 +40,8 @@ const HELP =
  * ("every 7 minutes" does not divide the hour; "every 2 days" has no cron that stays 2 days apart).
  */
 export function parseRecurring(text: string, timezone: string): RecurringResult | undefined {
-  const raw = parseCronExpression(text, timezone);
+  // "every 0 8 * * 1-5" is a cron too (and what `wren reminder add --every "0 8 * * 1-5"` passes on).
+  const raw = parseCronExpression(text.trim().replace(/^every\s+(?=[\d@*])/i, ''), timezone);
   if (raw) return raw;
   const source = normalize(text);
   if (!RECURRING_START.test(source)) return undefined;

@@ -37,6 +37,8 @@ describe('parseWhen: repeating schedules become 5-field crons in the owner zone'
     ['hourly', '0 * * * *', 'every hour on the hour'],
     ['every 15 minutes', '*/15 * * * *', 'every 15 minutes'],
     ['every 15m', '*/15 * * * *', 'every 15 minutes'],
+    ['every 0 8 * * 1-5', '0 8 * * 1-5', 'cron "0 8 * * 1-5"'],
+    ['every @daily', '0 0 * * *', 'every day at 00:00'],
     ['every half hour', '*/30 * * * *', 'every 30 minutes'],
     ['every minute', '* * * * *', 'every minute'],
     ['monthly 1 09:00', '0 9 1 * *', 'every month on the 1st at 09:00'],

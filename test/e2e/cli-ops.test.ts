@@ -106,10 +106,17 @@ describe('wren status and wren token', () => {
     expect(before.gateway.running).toBe(false);
     expect(before.models).toHaveLength(2);
     await runCli(['chat', '-m', 'hi'], env(home));
+    await runCli(['reminder', 'add', 'tea', '--in', '20m'], env(home));
+    await runCli(['goal', 'add', 'Learn Rust'], env(home));
     const after = JSON.parse((await runCli(['status', '--json'], env(home))).stdout) as {
       sessions: number;
       usage: { total: { calls: number; inputTokens: number } };
+      proactive: { reminders: number; nextReminderAt: number; goals: number; deliveriesWaiting: number };
     };
+    expect(after.proactive).toMatchObject({ reminders: 1, goals: 1, deliveriesWaiting: 0 });
+    expect(after.proactive.nextReminderAt).toBeGreaterThan(Date.now() + 15 * 60_000);
+    const shown = await runCli(['status'], env(home));
+    expect(shown.stdout).toMatch(/^proactive 1 active reminder \(next .+\), 1 active goal$/m);
     expect(after.sessions).toBe(1);
     expect(after.usage.total.calls).toBe(1);
     expect(after.usage.total.inputTokens).toBeGreaterThan(0);

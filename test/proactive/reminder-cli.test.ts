@@ -38,7 +38,7 @@ describe('wren reminder while wren start runs', () => {
       expect(added.stderr).toBe('');
       expect(added.stdout).toMatch(/^Reminder #1: /);
       const later = await runCli(
-        ['reminder', 'add', 'never mind', '--every', 'day at 9', '--to', 'webhook:sink', '--json'],
+        ['reminder', 'add', 'never mind', '--every', '0 9 * * *', '--to', 'webhook:sink', '--json'],
         env,
       );
       const laterId = (JSON.parse(later.stdout) as { id: number }).id;

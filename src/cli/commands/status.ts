@@ -1,5 +1,7 @@
+import type Database from 'better-sqlite3';
 import { withHome } from '../../app-home.js';
 import { resolveEndpoints } from '../../config/load-config.js';
+import { describeAt } from '../../proactive/describe-at.js';
 import { consolidationStatus } from '../../store/consolidation-status-repository.js';
 import { usageTotals } from '../../store/usage-repository.js';
 import { ConfigError } from '../../util/config-error.js';
@@ -15,6 +17,19 @@ interface LiveStatus {
   turnsInFlight?: number;
   memoryMb?: { rss?: number };
   models?: Array<{ name: string; state?: string; coolingUntil?: number }>;
+  scheduler?: { running?: boolean; nextDue?: number | null };
+}
+
+/** Reminders, goals and deliveries from the home's database (whether or not a gateway runs). */
+function proactiveCounts(db: Database.Database, timezone: string) {
+  const count = (sql: string) => (db.prepare(sql).get() as { n: number | null }).n;
+  return {
+    reminders: count("SELECT count(*) AS n FROM reminders WHERE status = 'active'") ?? 0,
+    nextReminderAt: count("SELECT min(next_at) AS n FROM reminders WHERE status = 'active'") ?? null,
+    timezone,
+    goals: count("SELECT count(*) AS n FROM goals WHERE status = 'active'") ?? 0,
+    deliveriesWaiting: count("SELECT count(*) AS n FROM deliveries WHERE state = 'pending'") ?? 0,
+  };
 }
 
 async function gatewayState(home: string) {
@@ -91,6 +106,7 @@ async function statusOf(options: { home: string; json?: boolean }): Promise<numb
       sessions: (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n,
       usage: { today: usageTotals(db, { since: startOfDay.getTime() }), total: usageTotals(db) },
       consolidation: consolidationStatus(db),
+      proactive: proactiveCounts(db, config.agent.timezone),
       mcp: (await mcpServerStatuses(options.home)).servers.map(({ name, state, display, tools }) => ({
         name,
         state,
@@ -142,6 +158,7 @@ function printStatus(status: {
   sessions: number;
   usage: { today: ReturnType<typeof usageTotals>; total: ReturnType<typeof usageTotals> };
   consolidation: ReturnType<typeof consolidationStatus>;
+  proactive: ReturnType<typeof proactiveCounts>;
   mcp: Array<{ name: string; display: string }>;
 }): void {
   const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -165,6 +182,21 @@ function printStatus(status: {
         ? `; consolidation FAILING for ${memory.failing.length} session(s): ${memory.failing[0]!.lastError}`
         : ''
     }`,
+  );
+  const { proactive } = status;
+  const scheduler = status.gateway.running ? status.gateway.live?.scheduler : undefined;
+  out(
+    [
+      `proactive ${proactive.reminders} active reminder${proactive.reminders === 1 ? '' : 's'}`,
+      proactive.nextReminderAt ? ` (next ${describeAt(proactive.nextReminderAt, proactive.timezone)})` : '',
+      `, ${proactive.goals} active goal${proactive.goals === 1 ? '' : 's'}`,
+      proactive.deliveriesWaiting ? `, ${proactive.deliveriesWaiting} deliveries waiting to be sent` : '',
+      scheduler
+        ? scheduler.running
+          ? '; the gateway runs the scheduler'
+          : '; scheduler NOT running here'
+        : '',
+    ].join(''),
   );
   for (const server of status.mcp) out(`mcp       ${server.name}: ${server.display}`);
 }

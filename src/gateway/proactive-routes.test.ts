@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Hono } from 'hono';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../store/open-database.js';
+import { OutboxRepository } from '../store/outbox-repository.js';
+import { ReminderRepository } from '../store/reminder-repository.js';
+import { registerProactiveRoutes } from './proactive-routes.js';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+const NOW = Date.parse('2026-12-01T09:00:00Z');
+
+type Body = Record<string, unknown> & { error?: { code: string; message: string } };
+
+function setup(defaultTargets: string[] = []) {
+  const dir = mkdtempSync(join(tmpdir(), 'wren-remapi-'));
+  const db = openDatabase(join(dir, 'wren.db'));
+  cleanups.push(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const clock = () => NOW;
+  const reminders = new ReminderRepository(db, clock);
+  const outbox = new OutboxRepository(db, clock);
+  const wakes = { count: 0 };
+  const app = new Hono();
+  registerProactiveRoutes(app, {
+    reminders,
+    outbox,
+    wake: () => wakes.count++,
+    timezone: () => 'Europe/Berlin',
+    defaultTargets: () => defaultTargets,
+    clock,
+  });
+  const send = async (method: string, path: string, body?: unknown) => {
+    const response = await app.request(path, {
+      method,
+      ...(body === undefined
+        ? {}
+        : {
+            body: typeof body === 'string' ? body : JSON.stringify(body),
+            headers: { 'content-type': 'application/json' },
+          }),
+    });
+    return { status: response.status, body: (await response.json()) as Body };
+  };
+  return { reminders, outbox, send, wakes };
+}
+
+describe('reminder routes', () => {
+  it('add from words in the owner zone, list, cancel — each change wakes the scheduler', async () => {
+    const { send, wakes, reminders } = setup(['webhook:ntfy']);
+    const added = await send('POST', '/api/reminders', { text: 'call Ana', when: 'tomorrow at 9' });
+    expect(added.status).toBe(201);
+    expect(added.body['description']).toBe('Wed 2026-12-02 09:00 (Europe/Berlin)');
+    expect(added.body['reminder']).toMatchObject({
+      text: 'call Ana',
+      mode: 'notify',
+      nextAt: Date.parse('2026-12-02T08:00:00Z'),
+      deliverTo: ['webhook:ntfy'],
+    });
+    const weekly = await send('POST', '/api/reminders', {
+      text: 'review',
+      when: 'every friday 16:00',
+      mode: 'agent',
+      session: 'abc',
+    });
+    expect(weekly.body['reminder']).toMatchObject({ cron: '0 16 * * 5', deliverTo: ['api:abc'] });
+    expect(wakes.count).toBe(2);
+
+    const listed = await send('GET', '/api/reminders');
+    expect((listed.body['reminders'] as Array<{ text: string }>).map((r) => r.text)).toEqual([
+      'call Ana',
+      'review',
+    ]);
+    const id = (added.body['reminder'] as { id: number }).id;
+    expect(await send('DELETE', `/api/reminders/${id}`)).toEqual({ status: 200, body: { cancelled: id } });
+    expect(wakes.count).toBe(3);
+    expect((await send('DELETE', `/api/reminders/${id}`)).status).toBe(404);
+    expect((await send('GET', '/api/reminders')).body['reminders']).toHaveLength(1);
+    expect((await send('GET', '/api/reminders?all=1')).body['reminders']).toHaveLength(2);
+    expect(reminders.get(id)?.status).toBe('cancelled');
+  });
+
+  it.each([
+    ['not JSON', '{', /body/],
+    ['no text', { when: 'in 5m' }, /text/],
+    ['an unknown key', { text: 'x', when: 'in 5m', deliver_to: ['a:b'] }, /deliver_to|Unrecognized/],
+    ['a time in the past', { text: 'x', when: 'yesterday at 9' }, /not in the future/],
+    ['words that are no time', { text: 'x', when: 'whenever' }, /Could not understand/],
+    ['a bad target', { text: 'x', when: 'in 5m', deliverTo: ['not a target'] }, /not a delivery target/],
+    ['a bad mode', { text: 'x', when: 'in 5m', mode: 'loud' }, /mode/],
+    ['a huge text', { text: 'x'.repeat(5_000), when: 'in 5m' }, /text/],
+    ['a session that is no id', { text: 'x', when: 'in 5m', session: 'a b' }, /session/],
+  ])('refuses %s with 400 and says why', async (_name, body, message) => {
+    const { send, wakes, reminders } = setup();
+    const answer = await send('POST', '/api/reminders', body);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error?.code).toBe('bad_request');
+    expect(answer.body.error?.message).toMatch(message);
+    expect(reminders.list('all')).toEqual([]);
+    expect(wakes.count).toBe(0);
+  });
+
+  it('refuses to cancel what is not an id', async () => {
+    const { send } = setup();
+    expect((await send('DELETE', '/api/reminders/abc')).status).toBe(404);
+    expect((await send('DELETE', '/api/reminders/1e3')).status).toBe(404);
+  });
+});
+
+describe('feed and tick routes', () => {
+  it('pages the feed newest first; tick wakes the scheduler', async () => {
+    const { send, wakes, outbox } = setup();
+    for (const title of ['one', 'two', 'three']) {
+      const run = outbox.claim(
+        {
+          sourceKey: `reminder:${title}`,
+          kind: 'reminder',
+          ref: title,
+          dueAt: NOW,
+          late: false,
+          payload: { title, text: title, mode: 'notify', autonomous: false, deliverTo: [] },
+        },
+        () => undefined,
+      )!;
+      outbox.finish(run.id, { outcome: 'delivered', text: title, targets: [] });
+    }
+    const feed = async (query: string) =>
+      ((await send('GET', `/api/feed${query}`)).body['feed'] as Array<{ id: number; title: string }>).map(
+        (item) => item.title,
+      );
+    expect(await feed('')).toEqual(['three', 'two', 'one']);
+    expect(await feed('?limit=2')).toEqual(['three', 'two']);
+    const [, second] = (await send('GET', '/api/feed')).body['feed'] as Array<{ id: number }>;
+    expect(await feed(`?before=${second!.id}`)).toEqual(['one']);
+    expect(await feed('?limit=-1&before=x')).toEqual(['three', 'two', 'one']);
+    expect(await send('POST', '/api/tick')).toEqual({ status: 200, body: { ok: true } });
+    expect(wakes.count).toBe(1);
+  });
+});
