@@ -70,15 +70,21 @@ function defined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], un
   };
 }
 
-const STATUS = { not_found: 404, invalid: 400, conflict: 409 } as const;
+/** A GoalError's code as the API's problem code and HTTP status (the same codes as every other route). */
+const PROBLEM = {
+  not_found: ['not_found', 404],
+  invalid: ['bad_request', 400],
+  conflict: ['conflict', 409],
+} as const;
 
-/** Runs `work`; a GoalError becomes its JSON problem (404 not found, 400 invalid, 409 conflict). */
+/** Runs `work`; a GoalError becomes its JSON problem (404 not found, 400 bad request, 409 conflict). */
 function answer(c: Context, work: () => Response): Response {
   try {
     return work();
   } catch (error) {
     if (!(error instanceof GoalError)) throw error;
-    return c.json(problem(error.code, error.message), STATUS[error.code]);
+    const [code, status] = PROBLEM[error.code];
+    return c.json(problem(code, error.message), status);
   }
 }
 
