@@ -63,7 +63,13 @@ function harness(start: string, section: Partial<ProactiveSection> = {}) {
   const answer = (next: (run: OutboxRun) => string) => {
     reply = next;
   };
-  return { clock, db, goals, outbox, source, loop, runs, delivered, configure, advance, answer };
+  /** Each pass changes its goal (the model notes a step), so the goal does not rest between passes. */
+  const progress = () =>
+    answer((run) => {
+      if (run.kind === 'goal') goals.addStep(Number(run.ref), { title: `noted at pass ${run.sourceKey}` });
+      return '[quiet] noted a step';
+    });
+  return { clock, db, goals, outbox, source, loop, runs, delivered, configure, advance, answer, progress };
 }
 
 const at = (iso: string) => Date.parse(iso);
@@ -71,7 +77,8 @@ const passes = (runs: OutboxRun[]) => runs.filter((run) => run.kind === 'goal');
 
 describe('goal passes', () => {
   it('run at most one pass per interval, taking the least recently touched goal, keyed by pass number', async () => {
-    const { goals, loop, runs, advance, outbox, delivered } = harness('2026-04-01T09:00:00Z');
+    const { goals, loop, runs, advance, outbox, delivered, progress } = harness('2026-04-01T09:00:00Z');
+    progress();
     const a = goals.create({ title: 'Learn Spanish', steps: [{ title: 'Pick a course', notes: 'ask Ana' }] });
     const b = goals.create({ title: 'Run a half marathon', dueDate: '2026-09-01' });
     goals.propose(b.id, {
@@ -107,13 +114,36 @@ describe('goal passes', () => {
   });
 
   it('takes an overdue goal first, then the others in turn', async () => {
-    const { goals, loop, runs, advance } = harness('2026-04-01T09:00:00Z');
+    const { goals, loop, runs, advance, progress } = harness('2026-04-01T09:00:00Z');
+    progress();
     const untouched = goals.create({ title: 'No due date' });
     const overdue = goals.create({ title: 'Taxes', dueDate: '2026-03-31' });
     loop.start();
     await advance(3 * HOUR);
     expect(passes(runs).map((run) => run.ref)).toEqual([overdue.id, untouched.id, overdue.id].map(String));
     expect(passes(runs)[0]!.payload.text).toContain('due 2026-03-31 (overdue by 1 day)');
+  });
+
+  it('lets a goal nothing changed since its last pass rest a day, and passes it again soon after a change', async () => {
+    const { goals, loop, runs, advance, source, clock } = harness('2026-04-01T09:00:00Z');
+    const goal = goals.create({ title: 'Learn Spanish' });
+    loop.start();
+    await advance(5 * HOUR); // one pass at 10:00 that answered [quiet] and changed nothing
+    expect(passes(runs).map((run) => run.dueAt)).toEqual([at('2026-04-01T10:00:00Z')]);
+    expect(source.nextDue(clock.now())).toBe(at('2026-04-02T10:00:00Z'));
+    await advance(21 * HOUR); // to 11:00 the next day: the rested pass at 10:00
+    expect(passes(runs).map((run) => run.dueAt)).toEqual([
+      at('2026-04-01T10:00:00Z'),
+      at('2026-04-02T10:00:00Z'),
+    ]);
+    goals.update(goal.id, { why: 'a trip to Madrid in June' }); // at 11:00
+    loop.wake(); // as the tool, the CLI and the API do after a change
+    await advance(HOUR);
+    expect(
+      passes(runs)
+        .map((run) => run.dueAt)
+        .at(-1),
+    ).toBe(at('2026-04-02T11:00:00Z'));
   });
 
   it('runs none while proactivity is off', async () => {
@@ -145,7 +175,8 @@ describe('goal passes', () => {
   });
 
   it('applies a proactivity change at the next tick', async () => {
-    const { goals, loop, runs, advance, configure } = harness('2026-04-01T09:00:00Z');
+    const { goals, loop, runs, advance, configure, progress } = harness('2026-04-01T09:00:00Z');
+    progress();
     goals.create({ title: 'Learn Spanish' });
     loop.start();
     await advance(70 * MINUTE); // pass at 10:00

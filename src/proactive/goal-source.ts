@@ -68,8 +68,9 @@ export function checkinPrompt(goal: GoalDetail, now: number): string {
  *   after downtime (late). The owner asked for it, so it is not autonomous: never quiet, not held by quiet hours.
  * - A **goal pass** advances one goal: at most one per `goalPassMs` across all goals, none while proactivity
  *   is off, none during quiet hours (it runs once they end). It picks an overdue goal first, then the least
- *   recently touched, and is claimed under `goal:<id>:<pass number>` together with the goal's pass count, so
- *   two ticks (or processes) at the same moment run it once. It is autonomous: it may answer `[quiet]`, and a
+ *   recently touched (a goal nothing changed since its last pass rests a day: no tokens to say the same
+ *   again), and is claimed under `goal:<id>:<pass number>` together with the goal's pass count, so two
+ *   ticks (or processes) at the same moment run it once. It is autonomous: it may answer `[quiet]`, and a
  *   result that speaks goes to `proactive.deliver_to` (the feed only by default), not to the goal's chat.
  */
 /** Rolls a pass claim back: the goal changed, or another pass ran, between the look and the claim. */

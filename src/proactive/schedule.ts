@@ -16,8 +16,8 @@ export function validateCron(expression: string, timezone: string): string | und
 /**
  * The first occurrence strictly after `after` (UTC ms), or undefined when there is none (a one-off in the
  * past). Cron schedules are computed in their own time zone, so "every day at 09:00" stays 09:00 across DST
- * changes, a 02:30 that a spring-forward skips does not run that day, and one that a fall-back repeats runs
- * once.
+ * changes, a 02:30 that a spring-forward skips runs at the first minute after the gap (03:00) that day, and
+ * one that a fall-back repeats runs once.
  */
 export function nextOccurrence(schedule: Schedule, after: number): number | undefined {
   if ('at' in schedule) return schedule.at > after ? schedule.at : undefined;

@@ -10,7 +10,7 @@ import { ReminderRepository } from '../store/reminder-repository.js';
 import { reminderSource } from './reminder-source.js';
 import { createRunExecutor, TargetUnavailable } from './run-executor.js';
 import { nextOccurrence } from './schedule.js';
-import { Scheduler } from './scheduler.js';
+import { type DueSource, Scheduler } from './scheduler.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -266,5 +266,38 @@ describe('Scheduler with reminders', () => {
     await clock.advance(60_000);
     await loop.idle();
     expect(delivered.map((delivery) => delivery.text)).toEqual(['later']);
+  });
+});
+
+describe('Scheduler loop', () => {
+  it('does not spin when a source keeps reporting a past due time it cannot claim', async () => {
+    const clock = new FakeClock(Date.parse('2026-09-01T10:00:00Z'));
+    let asked = 0;
+    const stuck: DueSource = {
+      name: 'stuck',
+      claimDue: () => {
+        asked++;
+        return [];
+      },
+      nextDue: (now) => now - 60_000,
+    };
+    const loop = new Scheduler({
+      sources: [stuck],
+      executor: {
+        run: async () => {},
+        deliver: async () => {},
+        nextDelivery: () => undefined,
+        unfinished: () => [],
+      },
+      clock: clock.now,
+      timers: clock,
+    });
+    cleanups.push(() => loop.stop());
+    loop.start();
+    await clock.advance(10_000);
+    await loop.idle();
+    // One tick at start, then about one a second: not thousands.
+    expect(asked).toBeGreaterThanOrEqual(10);
+    expect(asked).toBeLessThanOrEqual(12);
   });
 });

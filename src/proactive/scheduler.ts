@@ -44,6 +44,9 @@ export interface SchedulerOptions {
   onNextDue?: (at: number | undefined) => void;
 }
 
+/** How soon the loop looks again when a source reports something due that it did not claim. */
+const PAST_DUE_RETRY_MS = 1_000;
+
 const realTimers: Timers = {
   setTimeout: (callback, ms) => {
     const handle = setTimeout(callback, ms);
@@ -143,7 +146,10 @@ export class Scheduler {
     const wakeAt = this.nextWake();
     this.options.onNextDue?.(wakeAt);
     this.timers.clearTimeout(this.timer);
-    this.timer = this.timers.setTimeout(() => this.wake(), Math.max(0, wakeAt - this.clock()));
+    // Everything due was just claimed: a time still in the past is something a source cannot take yet
+    // (a claim that keeps failing, a busy run). Waiting a moment keeps that from spinning the loop.
+    const delay = wakeAt - this.clock();
+    this.timer = this.timers.setTimeout(() => this.wake(), delay > 0 ? delay : PAST_DUE_RETRY_MS);
   }
 
   private launch(run: OutboxRun): void {

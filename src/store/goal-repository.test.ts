@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GoalError } from './goal-records.js';
-import { DUE_QUERIES, GoalRepository } from './goal-repository.js';
+import { DUE_QUERIES, GoalRepository, UNCHANGED_REST_MS } from './goal-repository.js';
 import { openDatabase } from './open-database.js';
 
 const cleanups: Array<() => void> = [];
@@ -198,7 +198,13 @@ describe('GoalRepository', () => {
     expect(goals.nextPassAt(60_000)).toBe(1_060_000);
     clock.time = 5_000_000;
     goals.recordPass({ id: goal.id, expectedPasses: 0, at: clock.time, intervalMs: 60_000 });
+    // Nothing changed since that pass: the goal rests a day rather than being passed over again.
+    expect(goals.nextPassAt(60_000)).toBe(5_000_000 + UNCHANGED_REST_MS);
+    expect(goals.nextForPass(5_060_000)).toBeUndefined();
+    // A change, even within the pass's own millisecond (the model marking a step), ends the rest.
+    goals.addStep(goal.id, { title: 'first step' });
     expect(goals.nextPassAt(60_000)).toBe(5_060_000);
+    expect(goals.nextForPass(5_060_000)?.id).toBe(goal.id);
     goals.update(goal.id, { status: 'paused' });
     expect(goals.nextPassAt(60_000)).toBeUndefined();
   });
@@ -212,8 +218,9 @@ describe('GoalRepository', () => {
     expect(plan(DUE_QUERIES.overdue, '2026-01-01')).toMatch(
       /SEARCH goals USING INDEX goals_overdue \(due_date<\?\)/,
     );
-    expect(plan(DUE_QUERIES.untouched)).toMatch(/USING INDEX goals_untouched/);
-    expect(plan(DUE_QUERIES.oldestTouch)).toMatch(/USING (COVERING )?INDEX goals_untouched/);
+    expect(plan(DUE_QUERIES.untouched, 0)).toMatch(/USING INDEX goals_untouched/);
+    // Reads active goals only (the partial index); goals are few, so no index on the rest time.
+    expect(plan(DUE_QUERIES.firstEligible)).toMatch(/USING INDEX goals_/);
     expect(plan(DUE_QUERIES.lastPass)).toMatch(/goals_last_pass/);
     expect(plan(DUE_QUERIES.checkins, 1, 1)).toMatch(
       /SEARCH goals USING INDEX goals_checkins_due \(next_checkin_at<\?\)/,

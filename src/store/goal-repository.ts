@@ -39,14 +39,27 @@ export interface GoalRepositoryOptions {
 const OVERDUE_EVERY_MS = 24 * 60 * 60_000;
 
 /**
+ * A goal nothing changed since its last pass (no step, note, proposal or edit) rests this long before the
+ * next: another pass over the same unchanged goal would spend tokens to say the same thing.
+ */
+export const UNCHANGED_REST_MS = 24 * 60 * 60_000;
+
+/** When an active goal may next have a pass: at once when new or changed since its last pass, else after a rest. */
+const ELIGIBLE_AT = `CASE WHEN last_pass_at IS NULL OR last_touched_at > last_pass_at THEN last_touched_at
+  ELSE last_pass_at + ${UNCHANGED_REST_MS} END`;
+
+/** A change after a pass counts as newer than the pass even within the same millisecond. */
+const TOUCHED = 'max(@at, coalesce(last_pass_at, 0) + 1)';
+
+/**
  * What every tick asks, each one index range or probe (tests check the plans). The overdue goals are few:
  * their index range is read and sorted, rather than every active goal scanned in touch order.
  */
 export const DUE_QUERIES = {
   overdue:
     "SELECT * FROM goals INDEXED BY goals_overdue WHERE status = 'active' AND due_date < ? ORDER BY last_touched_at, id",
-  untouched: "SELECT * FROM goals WHERE status = 'active' ORDER BY last_touched_at, id LIMIT 1",
-  oldestTouch: "SELECT min(last_touched_at) AS untouched FROM goals WHERE status = 'active'",
+  untouched: `SELECT * FROM goals WHERE status = 'active' AND ${ELIGIBLE_AT} <= ? ORDER BY last_touched_at, id LIMIT 1`,
+  firstEligible: `SELECT min(${ELIGIBLE_AT}) AS eligible FROM goals WHERE status = 'active'`,
   lastPass: 'SELECT max(last_pass_at) AS last FROM goals',
   checkins:
     "SELECT * FROM goals WHERE status = 'active' AND next_checkin_at <= ? ORDER BY next_checkin_at, id LIMIT ?",
@@ -149,7 +162,8 @@ export class GoalRepository {
         this.db
           .prepare(
             `UPDATE goals SET title = ?, why = ?, status = ?, due_date = ?, checkin_cron = ?, timezone = ?,
-             next_checkin_at = ?, last_touched_at = ?, updated_at = ? WHERE id = ?`,
+             next_checkin_at = ?, last_touched_at = max(?, coalesce(last_pass_at, 0) + 1), updated_at = ?
+             WHERE id = ?`,
           )
           .run(
             next.title,
@@ -291,22 +305,22 @@ export class GoalRepository {
       const rested = row.last_pass_at === null || now - row.last_pass_at >= OVERDUE_EVERY_MS;
       if (rested && row.due_date! < localDate(now, row.timezone)) return toGoal(row);
     }
-    const row = this.db.prepare(DUE_QUERIES.untouched).get() as GoalRow | undefined;
+    const row = this.db.prepare(DUE_QUERIES.untouched).get(now) as GoalRow | undefined;
     return row ? toGoal(row) : undefined;
   }
 
   /**
    * When the next goal pass is due with passes `intervalMs` apart: an interval after the latest pass of any
-   * goal (or, before the first, after the least recently touched active goal was touched); undefined when
-   * no goal is active.
+   * goal (before the first: after the earliest goal became eligible), and no sooner than some active goal is
+   * eligible (new, changed since its last pass, or rested `UNCHANGED_REST_MS`); undefined when none is active.
    */
   nextPassAt(intervalMs: number): number | undefined {
-    const { untouched } = this.db.prepare(DUE_QUERIES.oldestTouch).get() as { untouched: number | null };
-    if (untouched === null) return undefined;
+    const { eligible } = this.db.prepare(DUE_QUERIES.firstEligible).get() as { eligible: number | null };
+    if (eligible === null) return undefined;
     const { last } = this.db.prepare(DUE_QUERIES.lastPass).get() as {
       last: number | null;
     };
-    return (last ?? untouched) + intervalMs;
+    return Math.max((last ?? eligible) + intervalMs, eligible);
   }
 
   /**
@@ -377,7 +391,9 @@ export class GoalRepository {
   }
 
   private touch(goalId: number, at: number): void {
-    this.db.prepare('UPDATE goals SET last_touched_at = ?, updated_at = ? WHERE id = ?').run(at, at, goalId);
+    this.db
+      .prepare(`UPDATE goals SET last_touched_at = ${TOUCHED}, updated_at = @at WHERE id = @goalId`)
+      .run({ at, goalId });
   }
 
   private decide(proposalId: number, status: 'accepted' | 'dismissed', at: number): GoalProposal {
