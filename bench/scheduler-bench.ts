@@ -22,7 +22,7 @@ export interface TickFigures {
   /** A tick with nothing due. */
   idleP50Ms: number;
   idleP99Ms: number;
-  /** A tick that claims 100 due reminders (claim + advance, one transaction each). */
+  /** A tick that claims 100 due reminders (claim + advance, one transaction each); median of 5. */
   claim100Ms: number;
 }
 
@@ -107,27 +107,31 @@ async function tickFigures(dir: string, total: number): Promise<TickFigures> {
       await scheduler.tick();
       idle.push(performance.now() - started);
     }
-    for (let i = 0; i < 100; i++) {
-      reminders.create({
-        text: `due ${i}`,
-        mode: 'notify',
-        at: now + 1_000,
-        timezone: 'UTC',
-        nextAt: now + 1_000,
-        deliverTo: ['bench:owner'],
-      });
+    // Five rounds of 100 reminders coming due at once; the median round.
+    const claims: number[] = [];
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 100; i++) {
+        reminders.create({
+          text: `due ${round}.${i}`,
+          mode: 'notify',
+          at: now + 1_000,
+          timezone: 'UTC',
+          nextAt: now + 1_000,
+          deliverTo: ['bench:owner'],
+        });
+      }
+      now += 1_000;
+      const started = performance.now();
+      await scheduler.tick();
+      claims.push(performance.now() - started);
+      await scheduler.idle();
     }
-    now += 1_000;
-    const started = performance.now();
-    await scheduler.tick();
-    const claim100Ms = performance.now() - started;
-    await scheduler.idle();
     scheduler.stop();
     return {
       reminders: total,
       idleP50Ms: percentile(idle.slice(50), 50),
       idleP99Ms: percentile(idle.slice(50), 99),
-      claim100Ms,
+      claim100Ms: percentile(claims, 50),
     };
   } finally {
     db.close();

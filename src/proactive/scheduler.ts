@@ -115,7 +115,7 @@ export class Scheduler {
     } catch (error) {
       this.options.onError?.(error);
     }
-    this.arm();
+    this.arm(now);
   }
 
   /** Resolves when every run started so far has finished (tests, shutdown). */
@@ -141,15 +141,16 @@ export class Scheduler {
     return Math.min(now + (this.options.maxSleepMs ?? 30_000), ...candidates);
   }
 
-  private arm(): void {
+  /** Sets the wake-up timer after the tick that looked at `tickedAt`. */
+  private arm(tickedAt: number): void {
     if (this.stopped) return;
     const wakeAt = this.nextWake();
     this.options.onNextDue?.(wakeAt);
     this.timers.clearTimeout(this.timer);
-    // Everything due was just claimed: a time still in the past is something a source cannot take yet
-    // (a claim that keeps failing, a busy run). Waiting a moment keeps that from spinning the loop.
-    const delay = wakeAt - this.clock();
-    this.timer = this.timers.setTimeout(() => this.wake(), delay > 0 ? delay : PAST_DUE_RETRY_MS);
+    // What was due at `tickedAt` was just claimed: a wake time not after it is something a source cannot
+    // take yet (a claim that keeps failing). Looking again after a moment keeps that from spinning the loop.
+    const delay = wakeAt <= tickedAt ? PAST_DUE_RETRY_MS : Math.max(0, wakeAt - this.clock());
+    this.timer = this.timers.setTimeout(() => this.wake(), delay);
   }
 
   private launch(run: OutboxRun): void {
