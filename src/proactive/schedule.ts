@@ -1,4 +1,15 @@
-import { Cron } from 'croner';
+import { createRequire } from 'node:module';
+import type { Cron as CronClass } from 'croner';
+
+/**
+ * croner, loaded at the first cron schedule rather than at start-up (most ticks meet none, and `wren start`
+ * should not pay for it). Its CommonJS build, so the load stays synchronous.
+ */
+let croner: typeof CronClass | undefined;
+function pausedCron(expression: string, timezone: string): CronClass {
+  croner ??= (createRequire(import.meta.url)('croner') as { Cron: typeof CronClass }).Cron;
+  return new croner(expression, { timezone, paused: true });
+}
 
 /** When something is due: once at an instant, or on a cron expression read in an IANA time zone. */
 export type Schedule = { at: number } | { cron: string; timezone: string };
@@ -6,7 +17,7 @@ export type Schedule = { at: number } | { cron: string; timezone: string };
 /** A cron expression (5 or 6 fields, or `@daily` …) that croner accepts, checked without running it. */
 export function validateCron(expression: string, timezone: string): string | undefined {
   try {
-    new Cron(expression, { timezone, paused: true }).nextRun();
+    pausedCron(expression, timezone).nextRun();
     return undefined;
   } catch (error) {
     return (error as Error).message;
@@ -21,9 +32,7 @@ export function validateCron(expression: string, timezone: string): string | und
  */
 export function nextOccurrence(schedule: Schedule, after: number): number | undefined {
   if ('at' in schedule) return schedule.at > after ? schedule.at : undefined;
-  const next = new Cron(schedule.cron, { timezone: schedule.timezone, paused: true }).nextRun(
-    new Date(after),
-  );
+  const next = pausedCron(schedule.cron, schedule.timezone).nextRun(new Date(after));
   return next ? next.getTime() : undefined;
 }
 
@@ -52,7 +61,7 @@ const MAX_COUNTED = 10_000;
 export function claimOccurrence(schedule: Schedule, dueAt: number, now: number): Claim {
   const late = now - dueAt > LATE_AFTER_MS;
   if ('at' in schedule) return { dueAt, late, skipped: 0 };
-  const cron = new Cron(schedule.cron, { timezone: schedule.timezone, paused: true });
+  const cron = pausedCron(schedule.cron, schedule.timezone);
   let skipped = 0;
   let cursor = cron.nextRun(new Date(dueAt));
   while (cursor && cursor.getTime() <= now && skipped < MAX_COUNTED) {

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
 import type { ReminderRepository } from '../../store/reminder-repository.js';
 import { toolSchema } from '../../tools/tool-schema.js';
-import { reminderLine } from '../reminder-line.js';
 
 const parameters = z
   .object({
@@ -76,7 +75,9 @@ export function createReminderTool(deps: ReminderToolDeps): Tool {
         case 'list': {
           const list = deps.reminders.list('active');
           return {
-            content: list.length ? list.map(reminderLine).join('\n') : 'No active reminders.',
+            content: list.length
+              ? list.map((await import('../reminder-line.js')).reminderLine).join('\n')
+              : 'No active reminders.',
             details: list,
           };
         }
