@@ -340,7 +340,7 @@ for (const tick of scheduler.ticks) {
 }
 row(
   '100k reminders: memory',
-  `heap +${scheduler.heapGrowthMb.toFixed(1)} MB, RSS +${scheduler.rssGrowthMb.toFixed(0)} MB, db ${scheduler.dbFileMb.toFixed(1)} MB`,
+  `heap +${scheduler.heapGrowthMb.toFixed(1)} MB, RSS +${scheduler.rssGrowthMb.toFixed(0)} MB after filling it, db ${scheduler.dbFileMb.toFixed(1)} MB`,
   '—',
 );
 row(
