@@ -331,6 +331,7 @@ row(
   `${mcp.ten.tokens} vs ${mcp.none.tokens} (+${mcp.overheadPercent.toFixed(1)} %)`,
   '< +10 %',
 );
+const signed = (value: number) => `${value < 0 ? '−' : '+'}${Math.abs(value).toFixed(1)}`;
 for (const tick of scheduler.ticks) {
   row(
     `scheduler tick, ${tick.reminders.toLocaleString('en')} reminders`,
@@ -340,7 +341,7 @@ for (const tick of scheduler.ticks) {
 }
 row(
   '100k reminders: memory',
-  `heap +${scheduler.heapGrowthMb.toFixed(1)} MB, RSS +${scheduler.rssGrowthMb.toFixed(0)} MB after filling it, db ${scheduler.dbFileMb.toFixed(1)} MB`,
+  `heap ${signed(scheduler.heapGrowthMb)} MB, RSS ${signed(scheduler.rssGrowthMb)} MB after filling it, db ${scheduler.dbFileMb.toFixed(1)} MB`,
   '—',
 );
 row(

@@ -419,6 +419,8 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
       mcp: mcp.status(),
       subagents: subagents.list(),
       scheduler: { running: proactive.running(), nextDue: nextDue ?? null },
+      // Faces that show what Wren sends on its own right now (an attached terminal is `cli`).
+      connected: bus.deliveringChannels(),
       usage: usageTotals(db),
     }),
     async mcpSettled(maxMs) {
