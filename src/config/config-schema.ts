@@ -5,19 +5,11 @@ import { memorySectionSchema } from '../memory/memory-config.js';
 import { proactiveSectionSchema } from '../proactive/proactive-config.js';
 import { toolsSectionSchema } from '../tools/tools-config.js';
 import { webSectionSchema } from '../tools/web-config.js';
+import { isTimeZone } from '../util/time-zone.js';
+import { fromString } from './from-string.js';
 
 export const PROTOCOLS = ['openai', 'anthropic', 'gemini'] as const;
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
-
-/** Turns `"42"` / `"true"` (typically the result of `${VAR}`) into 42 / true; other values pass through. */
-function fromString(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  const text = value.trim();
-  if (/^-?\d+(\.\d+)?$/.test(text)) return Number(text);
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  return value;
-}
 
 const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.preprocess(fromString, z.number().int().min(min).max(max));
@@ -32,15 +24,6 @@ const httpUrl = z
     message: 'must be an http(s) URL such as https://api.example.com/v1',
   })
   .transform((text) => text.replace(/\/+$/, ''));
-
-function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** One `models:` entry. `timeout` is in seconds; protocol/base_url may come from `provider:` instead. */
 export const modelSchema = z.strictObject({

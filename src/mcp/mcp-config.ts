@@ -1,15 +1,6 @@
 import * as z from 'zod';
 import type { Risk } from '../agent/tool.js';
-
-/** Turns `"42"` / `"true"` (typically the result of `${VAR}`) into 42 / true; other values pass through. */
-function fromString(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  const text = value.trim();
-  if (/^-?\d+(\.\d+)?$/.test(text)) return Number(text);
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  return value;
-}
+import { fromString } from '../config/from-string.js';
 
 const seconds = z.preprocess(fromString, z.number().positive());
 const flag = z.preprocess(fromString, z.boolean());

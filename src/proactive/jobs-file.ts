@@ -5,6 +5,7 @@ import { type ConfigIssue, configErrorFrom, issuesFromZod } from '../config/conf
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { closestMatch } from '../util/closest-match.js';
 import { ConfigError } from '../util/config-error.js';
+import { isTimeZone } from '../util/time-zone.js';
 import { TARGET } from './proactive-config.js';
 import { validateCron } from './schedule.js';
 
@@ -68,15 +69,6 @@ export function checkJobName(name: string): string | undefined {
   return JOB_NAME.test(name)
     ? undefined
     : `"${name}" is not a valid job name: use 1–40 lowercase letters, digits and "-", e.g. daily-briefing`;
-}
-
-function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const jobSchema = z.strictObject({

@@ -1,14 +1,5 @@
 import * as z from 'zod';
-
-/** Turns `"42"` / `"true"` (the result of `${VAR}`) into 42 / true; other values pass through. */
-function fromString(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  const text = value.trim();
-  if (/^-?\d+(\.\d+)?$/.test(text)) return Number(text);
-  if (text === 'true') return true;
-  if (text === 'false') return false;
-  return value;
-}
+import { fromString } from '../config/from-string.js';
 
 const integer = (min: number, max: number) => z.preprocess(fromString, z.number().int().min(min).max(max));
 const flag = z.preprocess(fromString, z.boolean());

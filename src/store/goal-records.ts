@@ -1,4 +1,5 @@
 /** Goal records as the code uses them (schema v6), their rows, and the checks every writer shares. */
+import { isTimeZone } from '../util/time-zone.js';
 
 export const GOAL_STATUSES = ['active', 'paused', 'done', 'cancelled'] as const;
 export type GoalStatus = (typeof GOAL_STATUSES)[number];
@@ -190,15 +191,8 @@ export function checkDueDate(text: string): string {
 
 /** @throws GoalError (invalid) unless `timezone` is an IANA zone this runtime knows. */
 export function checkTimezone(timezone: string): string {
-  try {
-    new Intl.DateTimeFormat('en-GB', { timeZone: timezone });
-    return timezone;
-  } catch {
-    throw new GoalError(
-      'invalid',
-      `Unknown time zone "${timezone}": use an IANA name such as Europe/Berlin.`,
-    );
-  }
+  if (isTimeZone(timezone)) return timezone;
+  throw new GoalError('invalid', `Unknown time zone "${timezone}": use an IANA name such as Europe/Berlin.`);
 }
 
 /** @throws GoalError (invalid) when `text` is empty or longer than `max`; returns it trimmed. */

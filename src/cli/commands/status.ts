@@ -1,8 +1,8 @@
-import type Database from 'better-sqlite3';
 import { withHome } from '../../app-home.js';
 import { resolveEndpoints } from '../../config/load-config.js';
 import { describeAt } from '../../proactive/describe-at.js';
 import { consolidationStatus } from '../../store/consolidation-status-repository.js';
+import { proactiveSummary } from '../../store/proactive-summary.js';
 import { usageTotals } from '../../store/usage-repository.js';
 import { ConfigError } from '../../util/config-error.js';
 import { callGateway, findGateway } from '../gateway-client.js';
@@ -18,18 +18,6 @@ interface LiveStatus {
   memoryMb?: { rss?: number };
   models?: Array<{ name: string; state?: string; coolingUntil?: number }>;
   scheduler?: { running?: boolean; nextDue?: number | null };
-}
-
-/** Reminders, goals and deliveries from the home's database (whether or not a gateway runs). */
-function proactiveCounts(db: Database.Database, timezone: string) {
-  const count = (sql: string) => (db.prepare(sql).get() as { n: number | null }).n;
-  return {
-    reminders: count("SELECT count(*) AS n FROM reminders WHERE status = 'active'") ?? 0,
-    nextReminderAt: count("SELECT min(next_at) AS n FROM reminders WHERE status = 'active'") ?? null,
-    timezone,
-    goals: count("SELECT count(*) AS n FROM goals WHERE status = 'active'") ?? 0,
-    deliveriesWaiting: count("SELECT count(*) AS n FROM deliveries WHERE state = 'pending'") ?? 0,
-  };
 }
 
 async function gatewayState(home: string) {
@@ -106,7 +94,7 @@ async function statusOf(options: { home: string; json?: boolean }): Promise<numb
       sessions: (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n,
       usage: { today: usageTotals(db, { since: startOfDay.getTime() }), total: usageTotals(db) },
       consolidation: consolidationStatus(db),
-      proactive: proactiveCounts(db, config.agent.timezone),
+      proactive: { ...proactiveSummary(db), timezone: config.agent.timezone },
       mcp: (await mcpServerStatuses(options.home)).servers.map(({ name, state, display, tools }) => ({
         name,
         state,
@@ -158,7 +146,7 @@ function printStatus(status: {
   sessions: number;
   usage: { today: ReturnType<typeof usageTotals>; total: ReturnType<typeof usageTotals> };
   consolidation: ReturnType<typeof consolidationStatus>;
-  proactive: ReturnType<typeof proactiveCounts>;
+  proactive: ReturnType<typeof proactiveSummary> & { timezone: string };
   mcp: Array<{ name: string; display: string }>;
 }): void {
   const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -4,6 +4,7 @@ import type { CronJobRepository } from '../../store/cron-job-repository.js';
 import type { OutboxRepository } from '../../store/outbox-repository.js';
 import { toolSchema } from '../../tools/tool-schema.js';
 import { ConfigError } from '../../util/config-error.js';
+import { isTimeZone } from '../../util/time-zone.js';
 import { type CronDefaults, jobHistory } from '../cron-source.js';
 import { jobRunLine, jobSummaries, jobSummaryLines } from '../job-summary.js';
 import { checkCron, checkJobName, deleteJob, type JobPatch, readJobsFile, writeJob } from '../jobs-file.js';
@@ -44,15 +45,6 @@ export interface CronToolDeps {
   /** Tells the scheduler jobs.yaml changed (it ticks now rather than within 30 s). */
   wake?: () => void;
   clock?: () => number;
-}
-
-function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Checks what add/update would write, with messages for the model; returns the patch. */
