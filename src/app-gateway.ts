@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { WrenApp } from './app.js';
+import { HttpChannel } from './channels/http/http-channel.js';
 import { createGateway } from './gateway/create-gateway.js';
 import {
   isLocalToken,
@@ -78,8 +79,13 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
   const hosts = allowedHostnames(host, config.gateway.allowedHosts, hostname());
   let verify: ((presented: string) => boolean) | undefined;
   let record: ReturnType<typeof newGatewayRecord> | undefined;
-  const gatewayApp = createGateway({
+  const channel = new HttpChannel({
     bus: app.bus,
+    onError: (error) => app.logger.warn({ err: error }, 'api delivery failed'),
+  });
+  const unregister = app.channels.register(channel);
+  const gatewayApp = createGateway({
+    channel,
     store: app.sessions,
     verifyToken: (presented) =>
       (record !== undefined && isLocalToken(record, presented)) || (verify?.(presented) ?? false),
@@ -104,7 +110,14 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
     },
     goals: app.goals,
   });
-  const running: RunningGateway = await serveGateway(gatewayApp, host, port);
+  let running: RunningGateway;
+  try {
+    running = await serveGateway(gatewayApp, host, port);
+  } catch (error) {
+    unregister();
+    await channel.stop();
+    throw error;
+  }
   const token = settleGatewayToken(app.settings, configuredToken);
   verify = token.verify;
   const shownHost = host === '0.0.0.0' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
@@ -120,6 +133,8 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
     close() {
       closed ??= (async () => {
         if (record) removeGatewayRecord(app.home, record);
+        unregister();
+        await channel.stop();
         await running.close();
       })();
       return closed;

@@ -8,6 +8,7 @@ import { ensureWorkspaceFiles } from './agent/workspace-files.js';
 import { type ServedGateway, type ServeOptions, serveAppGateway } from './app-gateway.js';
 import { createBuiltInRegistry, registerWebTools, secretValues } from './app-tools.js';
 import { MessageBus } from './bus/message-bus.js';
+import { ChannelManager } from './channels/channel-manager.js';
 import { findLocalEndpoint } from './cli/local-model-fallback.js';
 import { ensureHome, makeHomePrivate } from './config/home.js';
 import { loadConfig, resolveEndpoints } from './config/load-config.js';
@@ -74,6 +75,8 @@ export interface WrenApp {
   /** The environment `${VAR}`s and the gateway token come from. */
   readonly env: NodeJS.ProcessEnv;
   readonly bus: MessageBus;
+  /** The faces running in this process (terminal, HTTP API, chat platforms) and their state. */
+  readonly channels: ChannelManager;
   readonly runtime: AgentRuntime;
   /** Every tool the model can get (built-in, memory, spawn, messaging, MCP). */
   readonly registry: ToolRegistry;
@@ -177,6 +180,9 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     redact: (text) => redactor.text(text),
   });
   const bus = new MessageBus();
+  const channels = new ChannelManager((channel, error) =>
+    logger.error({ err: error, channel }, 'channel failed'),
+  );
   const model = options.model ?? pool;
   // The pool names the endpoint of every result; only a model passed in (benchmarks, tests) has none.
   const unnamed = options.model ? 'injected model' : 'unnamed endpoint';
@@ -387,6 +393,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     home,
     env,
     bus,
+    channels,
     runtime,
     registry,
     pool,
@@ -421,6 +428,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
       scheduler: { running: proactive.running(), nextDue: nextDue ?? null },
       // Faces that show what Wren sends on its own right now (an attached terminal is `cli`).
       connected: bus.deliveringChannels(),
+      channels: channels.status(),
       usage: usageTotals(db),
     }),
     async mcpSettled(maxMs) {
@@ -442,6 +450,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
         jobs.close();
         // Stop accepting at once; requests already in flight get their answers while the turns drain.
         const listeners = Promise.all(gateways.map((gateway) => gateway.close()));
+        await channels.stopAll();
         subagents.cancelAll();
         await proactive.stop(Math.min(graceMs, 5_000));
         gate.close();

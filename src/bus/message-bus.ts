@@ -61,12 +61,25 @@ export class MessageBus {
    */
   subscribeOutbound(listener: Listener<OutboundMessage>, delivers?: string): () => void {
     this.outboundListeners.add(listener);
-    if (delivers) this.deliverers.set(delivers, (this.deliverers.get(delivers) ?? 0) + 1);
+    const unannounce = delivers ? this.announceDelivery(delivers) : () => {};
     return () => {
-      if (!this.outboundListeners.delete(listener) || !delivers) return;
-      const left = (this.deliverers.get(delivers) ?? 1) - 1;
-      if (left > 0) this.deliverers.set(delivers, left);
-      else this.deliverers.delete(delivers);
+      if (this.outboundListeners.delete(listener)) unannounce();
+    };
+  }
+
+  /**
+   * Counts `channel` as delivering what Wren sends on its own until the returned function is called (for a
+   * face that already listens and learns later that someone watches: an open event stream). Idempotent undo.
+   */
+  announceDelivery(channel: string): () => void {
+    this.deliverers.set(channel, (this.deliverers.get(channel) ?? 0) + 1);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const left = (this.deliverers.get(channel) ?? 1) - 1;
+      if (left > 0) this.deliverers.set(channel, left);
+      else this.deliverers.delete(channel);
     };
   }
 

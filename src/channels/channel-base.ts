@@ -1,177 +1,157 @@
-import * as z from 'zod';
-import type { MessageBus } from '../bus/message-bus.js';
+import { randomUUID } from 'node:crypto';
 import type {
+  AgentEvent,
   ApprovalAnswerResult,
   ApprovalChoice,
+  ApprovalEvent,
   ApprovalRequest,
   InboundMessage,
   OutboundMessage,
 } from '../bus/messages.js';
-import type { ImagePart } from '../llm/types.js';
-
-const id = z.string().trim().min(1);
-
-/**
- * Who may talk to Wren on one channel, as each channel's config section spells it. Ids only, never display
- * names. An empty `allow_from` means nobody but the owner; `["*"]` means anyone.
- */
-export const channelAccessSchema = z.strictObject({
-  owner_ids: z.array(id).default([]),
-  allow_from: z.array(id).default([]),
-  /** Answer strangers once with their id and how to get added, instead of silence. */
-  pairing: z.boolean().default(false),
-});
-
-export interface ChannelAccess {
-  readonly ownerIds: readonly string[];
-  readonly allowFrom: readonly string[];
-  readonly pairing: boolean;
-}
-
-/** Maps a parsed access section to {@link ChannelAccess}. Pure. */
-export function toChannelAccess(parsed: z.output<typeof channelAccessSchema>): ChannelAccess {
-  return { ownerIds: parsed.owner_ids, allowFrom: parsed.allow_from, pairing: parsed.pairing };
-}
-
-/** One message as a platform delivered it. */
-export interface PlatformMessage {
-  /** The platform's message id: the de-duplication key within the chat. */
-  platformId: string;
-  senderId: string;
-  chatId: string;
-  text: string;
-  media?: ImagePart[];
-  metadata?: Record<string, unknown>;
-}
-
-/** What became of one platform message. */
-export type ReceiveResult = 'accepted' | 'duplicate' | 'blocked';
+import type { Channel, ChannelState, ChannelStatus } from './channel.js';
+import type { ChannelBus } from './channel-bus.js';
 
 export interface ChannelBaseOptions {
-  /** The channel's name on the bus (`telegram`, `discord`…). */
+  /** The channel's name on the bus (`cli`, `api`, `telegram`…). */
   name: string;
-  bus: MessageBus;
-  /** Read per message, so a config reload applies at once. */
-  access: () => ChannelAccess;
-  /** How many recent platform ids are remembered for de-duplication (default 2048). */
-  dedupeCapacity?: number;
-  /** Delivery failures of `send` (logged by the caller). */
+  bus: ChannelBus;
+  /** Failures of `send`/`presentApproval` (logged by the caller; the turn is not affected). */
   onError?: (error: unknown) => void;
 }
 
+/** What an owner message may carry besides its text. */
+export interface OwnerMessageOptions {
+  sessionId?: string;
+  /** Whether approvals can be asked while the turn waits (default true). */
+  interactive?: boolean;
+  media?: InboundMessage['media'];
+  metadata?: Record<string, unknown>;
+  /** Speak on another channel's conversation (the HTTP API carrying an attached terminal's lines). */
+  channel?: string;
+}
+
 /**
- * What every channel inherits: the allow-list and owner check and inbound de-duplication, so no adapter can
- * forget them. A blocked sender's message never reaches the bus (zero model tokens) and gets no reply — or,
- * with `pairing`, one hint per sender naming their id. The owner's messages are marked `fromOwner` and
- * interactive; other allowed senders' are neither (their asks are denied at once, and the gate taints the
- * session). Adapters implement `start/stop/send`, call `receive` for every platform message and may
- * implement `presentApproval` to ask the owner inline.
+ * What every face shares: building the messages it publishes, telling answers it awaits from messages Wren
+ * sends on its own, routing its outbound messages and approval requests to `send`/`presentApproval`, and
+ * letting only the owner answer approvals. Faces where the person is authenticated by the face itself (the
+ * terminal: the process owner; the HTTP API: the token holder) speak with `ownerMessage`; chat platforms go
+ * through PlatformChannel's allow-list instead.
  */
-export abstract class ChannelBase {
+export abstract class ChannelBase implements Channel {
   readonly name: string;
-  private readonly seen = new Map<string, true>();
-  private readonly hinted = new Set<string>();
+  protected readonly bus: ChannelBus;
+  /** Inbound ids whose answers come back through `request` rather than `send`. */
+  private readonly awaited = new Set<string>();
   private detachers: Array<() => void> = [];
+  private current: ChannelStatus;
 
   constructor(protected readonly options: ChannelBaseOptions) {
     this.name = options.name;
+    this.bus = options.bus;
+    this.current = { name: options.name, state: 'stopped', since: Date.now() };
   }
 
   abstract start(signal?: AbortSignal): Promise<void>;
   abstract stop(): Promise<void>;
   abstract send(message: OutboundMessage, signal?: AbortSignal): Promise<void>;
-  /** Shows an approval request to the owner on this platform (optional capability). */
   presentApproval?(request: ApprovalRequest): Promise<void>;
+  approvalResolved?(event: Extract<ApprovalEvent, { type: 'approval-resolved' }>): Promise<void>;
 
-  /** Routes this channel's outbound messages and approval requests to `send`/`presentApproval`. Idempotent. */
-  attach(): void {
-    if (this.detachers.length > 0) return;
-    const failed = (error: unknown) => this.options.onError?.(error);
-    this.detachers.push(
-      this.options.bus.subscribeOutbound((message) => {
-        if (message.channel === this.name) this.send(message).catch(failed);
-      }),
-      this.options.bus.subscribeApprovals((event) => {
-        if (
-          event.type === 'approval-requested' &&
-          event.request.channel === this.name &&
-          this.presentApproval
-        ) {
-          this.presentApproval(event.request).catch(failed);
-        }
-      }),
-    );
+  status(): ChannelStatus {
+    return { ...this.current };
   }
 
-  detach(): void {
-    for (const undo of this.detachers.splice(0)) undo();
+  protected setState(state: ChannelState, detail?: string): void {
+    if (this.current.state === state && this.current.detail === detail) return;
+    this.current = { name: this.name, state, ...(detail ? { detail } : {}), since: Date.now() };
   }
 
-  /** Whether `senderId` is one of the owner's ids on this channel. */
-  isOwner(senderId: string): boolean {
-    return this.options.access().ownerIds.includes(senderId);
+  /** Whether an outbound message or approval belongs to this face (default: its channel name). */
+  protected owns(where: { channel: string; chatId: string }): boolean {
+    return where.channel === this.name;
   }
 
   /**
-   * Admits one platform message: drops repeats of a platform id, blocks senders who are neither the owner
-   * nor on `allow_from`, and publishes the rest on the bus.
+   * Routes this face's outbound messages (other than answers it awaits through `request`) to `send` and its
+   * approval traffic to `presentApproval`/`approvalResolved`. `delivers`: whether this face shows what Wren
+   * sends on its own (the bus then counts it as connected). Idempotent.
    */
-  protected receive(message: PlatformMessage): ReceiveResult {
-    const key = `${message.chatId}\u0000${message.platformId}`;
-    if (this.seen.has(key)) return 'duplicate';
-    this.remember(key);
-    const access = this.options.access();
-    const owner = access.ownerIds.includes(message.senderId);
-    const allowed = owner || access.allowFrom.includes('*') || access.allowFrom.includes(message.senderId);
-    if (!allowed) {
-      if (access.pairing) this.hint(message);
-      return 'blocked';
+  protected attach(options: { delivers: boolean; approvals: boolean }): void {
+    if (this.detachers.length > 0) return;
+    const failed = (error: unknown) => this.options.onError?.(error);
+    this.detachers.push(
+      this.bus.subscribeOutbound(
+        (message) => {
+          if (!this.owns(message) || this.awaited.has(message.replyTo)) return;
+          this.send(message).catch(failed);
+        },
+        options.delivers ? this.name : undefined,
+      ),
+    );
+    if (options.approvals) {
+      this.detachers.push(
+        this.bus.subscribeApprovals((event) => {
+          if (event.type === 'approval-requested') {
+            if (this.owns(event.request)) this.presentApproval?.(event.request).catch(failed);
+          } else if (this.owns(event)) {
+            this.approvalResolved?.(event).catch(failed);
+          }
+        }),
+      );
     }
-    const inbound: InboundMessage = {
-      id: `${this.name}:${message.chatId}:${message.platformId}`,
-      channel: this.name,
-      senderId: message.senderId,
-      chatId: message.chatId,
-      text: message.text,
-      fromOwner: owner,
-      interactive: owner,
-      ...(message.media?.length ? { media: message.media } : {}),
-      ...(message.metadata ? { metadata: message.metadata } : {}),
-    };
-    this.options.bus.publishInbound(inbound);
-    return 'accepted';
   }
 
-  /** Passes the owner's answer to the gate; anyone else's is refused. */
-  protected answerApproval(
-    senderId: string,
+  protected detach(): void {
+    for (const undo of this.detachers.splice(0)) undo();
+  }
+
+  /** An owner message of this face, with a fresh id (the face authenticated the owner itself). */
+  protected ownerMessage(chatId: string, text: string, options: OwnerMessageOptions = {}): InboundMessage {
+    return {
+      id: randomUUID(),
+      channel: options.channel ?? this.name,
+      senderId: 'owner',
+      fromOwner: true,
+      chatId,
+      text,
+      interactive: options.interactive ?? true,
+      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      ...(options.media?.length ? { media: options.media } : {}),
+      ...(options.metadata ? { metadata: options.metadata } : {}),
+    };
+  }
+
+  /** Publishes `message` and resolves with its answer (see MessageBus.request); never routed to `send`. */
+  protected request(
+    message: InboundMessage,
+    onEvent?: (event: AgentEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<OutboundMessage> {
+    this.awaited.add(message.id);
+    const done = () => queueMicrotask(() => this.awaited.delete(message.id));
+    const answer = this.bus.request(message, onEvent, signal);
+    answer.then(done, done);
+    return answer;
+  }
+
+  /** Whether `inboundId` is a message of this face whose answer is still awaited. */
+  isAwaited(inboundId: string): boolean {
+    return this.awaited.has(inboundId);
+  }
+
+  /**
+   * Passes an answer to the gate when `fromOwner` (the face checked who answered); anyone else's is refused.
+   * `by` names who answered for the audit log.
+   */
+  protected async answerApproval(
+    fromOwner: boolean,
+    by: string,
     approvalId: string,
     choice: ApprovalChoice,
-  ): ApprovalAnswerResult {
-    if (!this.isOwner(senderId)) {
+  ): Promise<ApprovalAnswerResult> {
+    if (!fromOwner) {
       return { ok: false, code: 'not_allowed', message: 'Only the owner can answer approval requests.' };
     }
-    return this.options.bus.answerApproval({ id: approvalId, choice, by: `${this.name}:${senderId}` });
-  }
-
-  private remember(key: string): void {
-    this.seen.set(key, true);
-    const capacity = this.options.dedupeCapacity ?? 2048;
-    while (this.seen.size > capacity) this.seen.delete(this.seen.keys().next().value as string);
-  }
-
-  private hint(message: PlatformMessage): void {
-    if (this.hinted.has(message.senderId)) return;
-    this.hinted.add(message.senderId);
-    const text = `This assistant only talks to people its owner has allowed. Your id on ${this.name} is ${message.senderId}; ask the owner to add it to allow_from.`;
-    this.send({
-      channel: this.name,
-      chatId: message.chatId,
-      replyTo: `${this.name}:${message.chatId}:${message.platformId}`,
-      sessionId: '',
-      text,
-      kind: 'notice',
-      usage: { inputTokens: 0, outputTokens: 0 },
-    }).catch((error: unknown) => this.options.onError?.(error));
+    return this.bus.answerApproval({ id: approvalId, choice, by });
   }
 }

@@ -9,6 +9,7 @@ import { MemorySessionStore } from '../agent/memory-session-store.js';
 import { ToolRegistry } from '../agent/tool-registry.js';
 import { MessageBus } from '../bus/message-bus.js';
 import type { InboundMessage } from '../bus/messages.js';
+import { HttpChannel } from '../channels/http/http-channel.js';
 import { createGateway } from '../gateway/create-gateway.js';
 import { type RunningGateway, serveGateway } from '../gateway/serve-gateway.js';
 import type { GatewayLink } from './gateway-client.js';
@@ -46,7 +47,7 @@ async function gateway(token: string): Promise<GatewayLink> {
     }),
   }).start();
   const app = createGateway({
-    bus,
+    channel: new HttpChannel({ bus }),
     store,
     verifyToken: (presented) => presented === token,
     status: () => ({}),

@@ -6,7 +6,7 @@ import type {
   InboundMessage,
   OutboundMessage,
 } from '../bus/messages.js';
-import type { ChatBus } from './chat-bus.js';
+import type { ChannelBus } from '../channels/channel-bus.js';
 import type { GatewayLink } from './gateway-client.js';
 
 interface ServerEvent {
@@ -77,7 +77,7 @@ function agentEvent(
 export function createRemoteChatBus(
   initial: GatewayLink,
   relink: () => Promise<GatewayLink | undefined> = async () => undefined,
-): ChatBus {
+): ChannelBus {
   let link = initial;
   const auth = () => ({ authorization: `Bearer ${link.token}` });
   const approvalListeners = new Set<(event: ApprovalEvent) => void>();

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import type { MessageBus } from '../bus/message-bus.js';
-import type { AgentEvent, ApprovalEvent } from '../bus/messages.js';
-import { approvalSessionOf, approvalSse } from './gate-routes.js';
+import type { AgentEvent } from '../bus/messages.js';
+import type { HttpChannel } from '../channels/http/http-channel.js';
+import { approvalSse } from './gate-routes.js';
 import { problem } from './problem.js';
 import { pump, type SseMessage } from './sse-pump.js';
 
@@ -47,10 +46,10 @@ const chatBody = z
 /**
  * `POST /api/chat`: one owner message into the session (new when none is named); the answer as JSON, or as
  * server-sent events (deltas, tool progress, approvals of this session, then `done`/`error`) when the client
- * accepts `text/event-stream`. A client that goes away cancels its turn. `requestId` registers the inbound
- * id so its answer is not also pushed on /api/events.
+ * accepts `text/event-stream`. A client that goes away cancels its turn. The HTTP channel builds the
+ * owner's message and keeps its answer off /api/events.
  */
-export function registerChatRoutes(app: Hono, bus: MessageBus, requestId: () => string): void {
+export function registerChatRoutes(app: Hono, channel: HttpChannel): void {
   app.post(
     '/api/chat',
     bodyLimit({
@@ -79,21 +78,13 @@ export function registerChatRoutes(app: Hono, bus: MessageBus, requestId: () => 
         tooLong ? 413 : 400,
       );
     }
-    const { terminal } = parsed.data;
-    const named = parsed.data.session ?? (terminal ? undefined : randomUUID());
-    const inbound = {
-      id: requestId(),
-      channel: terminal ? 'cli' : 'api',
-      senderId: 'owner',
-      fromOwner: true,
-      chatId: terminal ? 'terminal' : (named ?? ''),
-      ...(named ? { sessionId: named } : {}),
-      // The token holder can answer approvals through /api/approvals while the turn waits.
-      interactive: parsed.data.interactive ?? true,
+    const { terminal, session, interactive, images } = parsed.data;
+    const input = {
       text: parsed.data.message,
-      ...(parsed.data.images
-        ? { media: parsed.data.images.map((item) => ({ type: 'image' as const, ...item })) }
-        : {}),
+      ...(session ? { session } : {}),
+      ...(terminal ? { terminal } : {}),
+      ...(interactive !== undefined ? { interactive } : {}),
+      ...(images ? { media: images.map((item) => ({ type: 'image' as const, ...item })) } : {}),
     };
     if (c.req.header('accept')?.includes('text/event-stream')) {
       return streamSSE(c, async (stream) => {
@@ -101,16 +92,18 @@ export function registerChatRoutes(app: Hono, bus: MessageBus, requestId: () => 
         stream.onAbort(() => gone.abort(new Error('client disconnected')));
         const early: SseMessage[] = [];
         let forward: (message: SseMessage) => void = (message) => early.push(message);
-        const reply = bus.request(inbound, (event) => forward(toSse(event)), gone.signal);
+        const turn = channel.ask(input, (event) => forward(toSse(event)), gone.signal);
+        const named = turn.session;
+        const reply = turn.reply;
         reply.catch(() => {});
         await pump(
           stream,
           (push) => {
             for (const message of early.splice(0)) push(message);
             forward = push;
-            return bus.subscribeApprovals((event) => {
-              if (named ? approvalSessionOf(event) === named : isTerminal(event)) push(approvalSse(event));
-            });
+            return channel.watchApprovalsOf(named ? { session: named } : { terminal: true }, (event) =>
+              push(approvalSse(event)),
+            );
           },
           reply,
           gone.signal,
@@ -129,18 +122,14 @@ export function registerChatRoutes(app: Hono, bus: MessageBus, requestId: () => 
         });
       });
     }
-    const outbound = await bus.request(inbound, undefined, c.req.raw.signal);
-    const session = outbound.sessionId || named;
+    const turn = channel.ask(input, undefined, c.req.raw.signal);
+    const outbound = await turn.reply;
+    const ran = outbound.sessionId || turn.session;
     if (outbound.kind === 'error') {
-      return c.json({ ...problem('model_error', outbound.text), session }, 502);
+      return c.json({ ...problem('model_error', outbound.text), session: ran }, 502);
     }
-    return c.json({ reply: outbound.text, session, usage: outbound.usage });
+    return c.json({ reply: outbound.text, session: ran, usage: outbound.usage });
   });
-}
-
-function isTerminal(event: ApprovalEvent): boolean {
-  const where = event.type === 'approval-requested' ? event.request : event;
-  return where.channel === 'cli' && where.chatId === 'terminal';
 }
 
 function toSse(event: AgentEvent): { event: string; data: string } {

@@ -9,6 +9,7 @@ import { ContextBuilder } from '../agent/context-builder.js';
 import { MemorySessionStore } from '../agent/memory-session-store.js';
 import { ToolRegistry } from '../agent/tool-registry.js';
 import { MessageBus } from '../bus/message-bus.js';
+import { HttpChannel } from '../channels/http/http-channel.js';
 import { createGateway } from './create-gateway.js';
 import { settleGatewayToken } from './gateway-token.js';
 
@@ -41,7 +42,7 @@ function setup() {
     undefined,
   );
   const app = createGateway({
-    bus,
+    channel: new HttpChannel({ bus }),
     store,
     verifyToken: token.verify,
     status: () => ({ up: true }),
@@ -155,7 +156,7 @@ function gatedSetup() {
   gated.push(setup.close);
   const token = 'test-token-0123456789';
   const app = createGateway({
-    bus: setup.bus,
+    channel: new HttpChannel({ bus: setup.bus }),
     store: setup.store,
     gate: setup.gate,
     verifyToken: (presented) => presented === token,

@@ -1,10 +1,10 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import type { SessionStore } from '../agent/session-store.js';
-import type { MessageBus } from '../bus/message-bus.js';
+import type { HttpChannel } from '../channels/http/http-channel.js';
 import type { Gate } from '../gate/create-gate.js';
 import type { GoalRepository } from '../store/goal-repository.js';
+import type { SqliteSessionStore } from '../store/sqlite-session-store.js';
 import { registerChatRoutes } from './chat-routes.js';
 import { registerFileRoutes } from './file-routes.js';
 import { registerGateRoutes } from './gate-routes.js';
@@ -16,8 +16,9 @@ import { AuthLimiter, allowedHostnames, hostGuard, tokenAuth } from './request-g
 export { MAX_IMAGE_BASE64_CHARS, MAX_IMAGES, MAX_MESSAGE_CHARS } from './chat-routes.js';
 
 export interface GatewayOptions {
-  bus: MessageBus;
-  store: SessionStore;
+  /** The API's channel (started here): every chat message and event stream goes through it. */
+  channel: HttpChannel;
+  store: Pick<SqliteSessionStore, 'listSessions' | 'getSession' | 'recentMessages'>;
   verifyToken: (token: string) => boolean;
   /** Facts for `GET /api/status` (models, turns in flight, usage). */
   status: () => Record<string, unknown>;
@@ -54,16 +55,7 @@ const LOOPBACK = allowedHostnames('127.0.0.1', []);
 /** Builds the HTTP API as a Hono app (served by `serveGateway`, tested with `app.request`). */
 export function createGateway(options: GatewayOptions): Hono {
   const app = new Hono();
-  /** Ids of /api/chat requests still waiting for their answer (their answers are not pushed on /api/events). */
-  const inFlight = new Set<string>();
-  const requestId = () => {
-    const id = randomUUID();
-    inFlight.add(id);
-    return id;
-  };
-  options.bus.subscribeOutbound((outbound) => {
-    if (inFlight.has(outbound.replyTo)) queueMicrotask(() => inFlight.delete(outbound.replyTo));
-  });
+  void options.channel.start();
 
   app.use('*', hostGuard(options.allowedHosts ?? (() => LOOPBACK)));
 
@@ -97,8 +89,8 @@ export function createGateway(options: GatewayOptions): Hono {
     return c.json({ session: id, messages });
   });
 
-  registerChatRoutes(app, options.bus, requestId);
-  registerGateRoutes(app, options, (id) => inFlight.has(id));
+  registerChatRoutes(app, options.channel);
+  registerGateRoutes(app, options);
 
   app.get('/api/subagents', (c) => c.json({ subagents: options.subagents?.list() ?? [] }));
   app.delete('/api/subagents/:id', (c) => {

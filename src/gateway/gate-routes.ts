@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import type { MessageBus } from '../bus/message-bus.js';
 import type { ApprovalEvent, OutboundMessage } from '../bus/messages.js';
+import type { HttpChannel } from '../channels/http/http-channel.js';
 import type { Gate } from '../gate/create-gate.js';
 import { problem } from './problem.js';
 import { pump, type SseMessage } from './sse-pump.js';
@@ -10,7 +10,8 @@ import { pump, type SseMessage } from './sse-pump.js';
 const answerBody = z.object({ answer: z.enum(['once', 'session', 'always', 'deny']) }).strict();
 
 export interface GateRouteOptions {
-  bus: MessageBus;
+  /** The API's channel: answers without a gate in this process, and the /api/events stream. */
+  channel: HttpChannel;
   /** The approval gate: pending approvals, grants and the audit log. Without it those routes answer 503. */
   gate?: Pick<Gate, 'approvals' | 'grants' | 'audit'>;
 }
@@ -38,16 +39,8 @@ export function approvalSse(event: ApprovalEvent): SseMessage {
     : { event: 'approval-resolved', data: JSON.stringify(event) };
 }
 
-export function approvalSessionOf(event: ApprovalEvent): string {
-  return event.type === 'approval-requested' ? event.request.sessionId : event.sessionId;
-}
-
 /** Pending approvals, answers, grants, the audit log and the approval event stream. */
-export function registerGateRoutes(
-  app: Hono,
-  options: GateRouteOptions,
-  isPending: (requestId: string) => boolean,
-): void {
+export function registerGateRoutes(app: Hono, options: GateRouteOptions): void {
   const noGate = problem('no_gate', 'The approval gate is not running in this process.');
 
   app.get('/api/approvals', (c) =>
@@ -71,7 +64,7 @@ export function registerGateRoutes(
     const answer = { id: c.req.param('id'), choice: parsed.data.answer, by: 'api' };
     const result = options.gate
       ? options.gate.approvals.answer(answer.id, answer.choice, answer.by)
-      : options.bus.answerApproval(answer);
+      : await options.channel.answer(answer.id, answer.choice);
     if (result.ok) return c.json({ ok: true });
     const status = result.code === 'not_found' ? 404 : result.code === 'no_gate' ? 503 : 409;
     return c.json(problem(result.code, result.message), status);
@@ -116,23 +109,14 @@ export function registerGateRoutes(
       await stream.writeSSE({ event: 'ready', data: '{}' });
       await pump(
         stream,
-        (push) => {
-          const stopApprovals = options.bus.subscribeApprovals((event) => push(approvalSse(event)));
-          // When the scheduler next wakes, and new feed entries: a web app shows them live.
-          const stopSchedule = options.bus.subscribeSchedule((event) =>
-            push({ event: event.type, data: JSON.stringify(event) }),
-          );
-          // Messages Wren sends on its own on the API channel (the message/send_file tools, subagent reports).
-          const stopMessages = options.bus.subscribeOutbound((outbound) => {
-            if (outbound.channel !== channel || isPending(outbound.replyTo)) return;
-            push({ event: 'message', data: JSON.stringify(messageEvent(outbound)) });
-          }, channel);
-          return () => {
-            stopApprovals();
-            stopSchedule();
-            stopMessages();
-          };
-        },
+        (push) =>
+          options.channel.watch(channel, {
+            approval: (event) => push(approvalSse(event)),
+            // When the scheduler next wakes, and new feed entries: a web app shows them live.
+            schedule: (event) => push({ event: event.type, data: JSON.stringify(event) }),
+            // What Wren sends on its own (the message/send_file tools, reminders, subagent reports).
+            message: (outbound) => push({ event: 'message', data: JSON.stringify(messageEvent(outbound)) }),
+          }),
         new Promise(() => {}),
         gone.signal,
       );

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MemorySessionStore } from '../agent/memory-session-store.js';
 import { MessageBus } from '../bus/message-bus.js';
+import { HttpChannel } from '../channels/http/http-channel.js';
 import { createGateway } from './create-gateway.js';
 import { AuthLimiter, allowedHostnames, hostnameOf } from './request-guard.js';
 
@@ -9,7 +10,7 @@ const TOKEN = 'the-right-token-0123456789abcdef';
 
 function gateway(options: { now?: () => number; hosts?: ReadonlySet<string> } = {}) {
   return createGateway({
-    bus: new MessageBus(),
+    channel: new HttpChannel({ bus: new MessageBus() }),
     store: new MemorySessionStore(),
     verifyToken: (token) => token === TOKEN,
     status: () => ({ up: true }),
@@ -52,7 +53,7 @@ describe('failed token attempts', () => {
 
   it('a local process flooding wrong tokens cannot lock the owner’s local commands out', async () => {
     const app = createGateway({
-      bus: new MessageBus(),
+      channel: new HttpChannel({ bus: new MessageBus() }),
       store: new MemorySessionStore(),
       verifyToken: (token) => token === TOKEN || token === 'wren_local_abc',
       isLocalToken: (token) => token === 'wren_local_abc',

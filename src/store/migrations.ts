@@ -6,6 +6,7 @@ import { MIGRATION_V5 } from './migration-v5-proactive.js';
 import { MIGRATION_V6 } from './migration-v6-goals.js';
 import { MIGRATION_V7 } from './migration-v7-cron.js';
 import { MIGRATION_V8 } from './migration-v8-push.js';
+import { MIGRATION_V9 } from './migration-v9-channels.js';
 import { StoreError } from './store-error.js';
 
 /** One schema step. `up` runs inside a transaction together with the `user_version` bump. */
@@ -72,6 +73,7 @@ export const MIGRATIONS: readonly Migration[] = [
   MIGRATION_V6,
   MIGRATION_V7,
   MIGRATION_V8,
+  MIGRATION_V9,
 ];
 
 /** The schema version this code writes. */

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createApp } from '../../app.js';
-import type { ChatBus } from '../chat-bus.js';
+import type { ChannelBus } from '../../channels/channel-bus.js';
+import { TerminalChannel } from '../../channels/terminal/terminal-channel.js';
+import { runTerminalChat } from '../../channels/terminal/terminal-chat.js';
 import { findGateway, type GatewayLink } from '../gateway-client.js';
 import { noModelHelp } from '../local-model-fallback.js';
 import { createRemoteChatBus } from '../remote-chat-bus.js';
 import { EXIT } from '../report-failure.js';
-import { runTerminalChat } from '../terminal-chat.js';
 
 export interface ChatOptions {
   home: string;
@@ -50,11 +51,12 @@ async function attached(link: GatewayLink, options: ChatOptions): Promise<number
     return again.state === 'running' ? again.link : undefined;
   });
   if (options.message !== undefined) return oneShot(bus, options);
+  const tty = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   await runTerminalChat({
-    bus,
+    channel: new TerminalChannel({ bus, interactive: tty }),
     input: process.stdin,
     output: process.stdout,
-    tty: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    tty,
     ...(options.session ? { sessionId: options.session } : {}),
     banner: `Wren · attached to the running gateway at ${link.url} (pid ${link.pid}) · /help for commands, Ctrl+C to stop or leave`,
   });
@@ -96,17 +98,25 @@ async function inProcess(options: ChatOptions): Promise<number> {
         );
       return code;
     }
-    await runTerminalChat({
+    const tty = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+    const channel = new TerminalChannel({
       bus: app.bus,
+      interactive: tty,
+      onError: (error) => app.logger.warn({ err: error }, 'terminal delivery failed'),
+    });
+    const unregister = app.channels.register(channel);
+    await runTerminalChat({
+      channel,
       input: process.stdin,
       output: process.stdout,
-      tty: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+      tty,
       ...(options.session ? { sessionId: options.session } : {}),
       banner: `Wren · models: ${app
         .endpoints()
         .map((endpoint) => `${endpoint.name} (${endpoint.model})`)
         .join(', ')} · /help for commands, Ctrl+C to stop or leave`,
     });
+    unregister();
     return EXIT.ok;
   } finally {
     await app.close(5_000);
@@ -125,7 +135,7 @@ export interface OneShotOutput {
  * calls at once; each denial is also named on stderr. Resolves with the exit code.
  */
 export async function oneShot(
-  bus: ChatBus,
+  bus: ChannelBus,
   options: Omit<ChatOptions, 'home'>,
   io: OneShotOutput = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
@@ -135,28 +145,12 @@ export async function oneShot(
     return EXIT.usage;
   }
   const session = options.session ?? randomUUID();
-  const stopApprovals = bus.subscribeApprovals((event) => {
-    if (event.type !== 'approval-resolved' || event.outcome !== 'unattended' || event.sessionId !== session)
-      return;
+  const channel = new TerminalChannel({ bus, interactive: false });
+  const outbound = await channel.once(text, session, (tool) =>
     io.stderr.write(
-      `wren: denied ${event.tool}: it needs your approval and \`wren chat -m\` cannot ask; run it in \`wren chat\`, or allow it with a gate rule in config.yaml\n`,
-    );
-  });
-  let outbound: Awaited<ReturnType<ChatBus['request']>>;
-  try {
-    outbound = await bus.request({
-      id: randomUUID(),
-      channel: 'cli',
-      senderId: 'owner',
-      fromOwner: true,
-      chatId: session,
-      sessionId: session,
-      text,
-      interactive: false,
-    });
-  } finally {
-    stopApprovals();
-  }
+      `wren: denied ${tool}: it needs your approval and \`wren chat -m\` cannot ask; run it in \`wren chat\`, or allow it with a gate rule in config.yaml\n`,
+    ),
+  );
   if (options.json) {
     const body =
       outbound.kind === 'error'

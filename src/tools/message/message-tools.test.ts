@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { Tool, ToolContext } from '../../agent/tool.js';
 import { MessageBus } from '../../bus/message-bus.js';
 import type { OutboundMessage } from '../../bus/messages.js';
-import { runTerminalChat } from '../../cli/terminal-chat.js';
+import { TerminalChannel } from '../../channels/terminal/terminal-channel.js';
+import { runTerminalChat } from '../../channels/terminal/terminal-chat.js';
 import { createMessageTools } from './message-tools.js';
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), 'wren-msg-')));
@@ -103,7 +104,12 @@ describe('message and send_file', () => {
     output.on('data', (chunk: Buffer) => {
       printed += chunk.toString();
     });
-    const done = runTerminalChat({ bus, input, output, tty: false });
+    const done = runTerminalChat({
+      channel: new TerminalChannel({ bus, interactive: false }),
+      input,
+      output,
+      tty: false,
+    });
     await message.execute({ text: 'Your build finished.' }, ctx, new AbortController().signal);
     await sendFile.execute({ path: 'reports/week.md' }, ctx, new AbortController().signal);
     await message.execute(

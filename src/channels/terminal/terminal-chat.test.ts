@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gatedRuntime, recordingTool, until } from '../../test/support/gated-runtime.js';
-import { ScriptedModel } from '../../test/support/scripted-model.js';
+import { gatedRuntime, recordingTool, until } from '../../../test/support/gated-runtime.js';
+import { ScriptedModel } from '../../../test/support/scripted-model.js';
+import { TerminalChannel } from './terminal-channel.js';
 import { runTerminalChat } from './terminal-chat.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -20,13 +21,8 @@ function chat(options: { interactive?: boolean; gate?: Record<string, unknown> }
   output.on('data', (chunk: Buffer) => {
     text += chunk.toString();
   });
-  const done = runTerminalChat({
-    bus: setup.bus,
-    input,
-    output,
-    tty: false,
-    ...(options.interactive === undefined ? {} : { interactive: options.interactive }),
-  });
+  const channel = new TerminalChannel({ bus: setup.bus, interactive: options.interactive ?? false });
+  const done = runTerminalChat({ channel, input, output, tty: false });
   return { ...setup, model, email, input, done, output: () => text };
 }
 

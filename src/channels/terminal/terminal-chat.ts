@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { styleText } from 'node:util';
 
@@ -8,24 +7,20 @@ import type {
   ApprovalEvent,
   ApprovalRequest,
   OutboundMessage,
-} from '../bus/messages.js';
-import type { ChatBus } from './chat-bus.js';
+} from '../../bus/messages.js';
+import type { TerminalChannel } from './terminal-channel.js';
 
 export interface TerminalChatOptions {
-  /** The in-process bus, or a running gateway's (see createRemoteChatBus). */
-  bus: ChatBus;
+  /** The terminal channel on the in-process bus or a running gateway's; asks approvals when interactive. */
+  channel: TerminalChannel;
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
   /** Color and the prompt only when talking to a person. */
   tty: boolean;
-  /** Whether approvals are asked inline (default: `tty`); without it, calls that need approval are denied. */
-  interactive?: boolean;
   /** Continue this session instead of the terminal's active one. */
   sessionId?: string;
   banner?: string;
 }
-
-const CHAT_ID = 'terminal';
 
 const ANSWERS: Record<string, ApprovalChoice> = {
   o: 'once',
@@ -72,7 +67,7 @@ export function describeApproval(request: ApprovalRequest): string {
  * reply; a second Ctrl+C (or Ctrl+D, `/exit`) leaves. Resolves when the chat ends.
  */
 export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
-  const { bus, output, tty } = options;
+  const { channel, output, tty } = options;
   const paint = (style: Parameters<typeof styleText>[0], text: string) =>
     tty ? styleText(style, text) : text;
   const write = (text: string) => output.write(text);
@@ -87,7 +82,6 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
   let pending = 0;
   let midLine = false;
   let closing = false;
-  const interactive = options.interactive ?? tty;
   /** Held tool calls of this terminal, oldest first; the head is the question on screen. */
   const approvals: ApprovalRequest[] = [];
   const answeredHere = new Set<string>();
@@ -105,7 +99,6 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
 
   const onApproval = (event: ApprovalEvent) => {
     if (event.type === 'approval-requested') {
-      if (event.request.channel !== 'cli' || event.request.chatId !== CHAT_ID) return;
       approvals.push(event.request);
       if (approvals.length === 1) askNext();
       return;
@@ -135,7 +128,7 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
       return;
     }
     answeredHere.add(head.id);
-    void Promise.resolve(bus.answerApproval({ id: head.id, choice, by: 'cli' })).then((result) => {
+    void channel.answer(head.id, choice).then((result) => {
       if (!result.ok) {
         answeredHere.delete(head.id);
         write(`${paint('red', `    ${result.message}`)}\n`);
@@ -160,11 +153,8 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
     }
   };
 
-  /** Ids of the messages this terminal sent: their answers arrive through `bus.request`. */
-  const mine = new Set<string>();
   /** Messages Wren sends on its own to this terminal (`message`, `send_file`, subagent reports). */
   const onOutbound = (outbound: OutboundMessage) => {
-    if (outbound.channel !== 'cli' || outbound.chatId !== CHAT_ID || mine.has(outbound.replyTo)) return;
     const files = (outbound.attachments ?? []).map(
       (file) => `\n  📎 ${file.name} (${file.size} bytes): ${file.path}`,
     );
@@ -176,27 +166,15 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
   const send = (text: string) => {
     pending++;
     const streamed = { text: false };
-    const id = randomUUID();
-    mine.add(id);
-    void bus
-      .request(
-        {
-          id,
-          channel: 'cli',
-          senderId: 'owner',
-          fromOwner: true,
-          chatId: CHAT_ID,
-          text,
-          interactive,
-          ...(pinned ? { sessionId: pinned } : {}),
-        },
-        (event) => {
+    void channel
+      .say(text, {
+        ...(pinned ? { sessionId: pinned } : {}),
+        onEvent: (event) => {
           if (event.type === 'text-delta') streamed.text = true;
           onEvent(event);
         },
-      )
+      })
       .then((outbound) => {
-        mine.delete(id);
         if (text.toLowerCase() === '/new' && pinned && outbound.sessionId) pinned = outbound.sessionId;
         if (outbound.kind === 'error') write(`${midLine ? '\n' : ''}${paint('red', `✗ ${outbound.text}`)}\n`);
         else if (!streamed.text) write(`${midLine ? '\n' : ''}${paint('dim', outbound.text)}\n`);
@@ -213,12 +191,10 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
   };
 
   let finish = () => {};
-  const stopApprovals = interactive ? bus.subscribeApprovals(onApproval) : () => {};
-  const stopOutbound = bus.subscribeOutbound(onOutbound, 'cli');
+  void channel.start(undefined, { onMessage: onOutbound, onApproval });
   return new Promise((resolve) => {
     finish = () => {
-      stopApprovals();
-      stopOutbound();
+      void channel.stop();
       if (tty) write('\n');
       resolve();
     };

@@ -7,8 +7,11 @@ import type {
   OutboundMessage,
 } from '../bus/messages.js';
 
-/** What the terminal chat needs of a bus: the in-process MessageBus has it, and so does a remote gateway. */
-export interface ChatBus {
+/**
+ * What a face needs of a bus: the in-process MessageBus has it, and so does a running gateway reached over
+ * HTTP (the CLI's remote chat bus), so the terminal channel works the same attached or alone.
+ */
+export interface ChannelBus {
   request(
     message: InboundMessage,
     onEvent?: (event: AgentEvent) => void,
@@ -16,5 +19,6 @@ export interface ChatBus {
   ): Promise<OutboundMessage>;
   answerApproval(answer: ApprovalAnswer): ApprovalAnswerResult | Promise<ApprovalAnswerResult>;
   subscribeApprovals(listener: (event: ApprovalEvent) => void): () => void;
+  /** `delivers`: this listener shows messages Wren sends on its own on that channel (see MessageBus). */
   subscribeOutbound(listener: (message: OutboundMessage) => void, delivers?: string): () => void;
 }

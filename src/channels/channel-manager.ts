@@ -1,0 +1,59 @@
+import type { Channel, ChannelStatus } from './channel.js';
+
+/**
+ * The app's registry of faces: the terminal and the HTTP API register while they run; chat platforms are
+ * started from config by `wren start`. Each channel runs on its own: one that fails to start (or later)
+ * shows `failed` in the status and never stops the others.
+ */
+export class ChannelManager {
+  private readonly channels = new Map<string, Channel>();
+  private readonly controllers = new Map<string, AbortController>();
+
+  constructor(private readonly onError: (channel: string, error: unknown) => void = () => {}) {}
+
+  /**
+   * Adds a running face (its owner starts it). Returns the undo.
+   * @throws Error when a channel of that name is already registered.
+   */
+  register(channel: Channel): () => void {
+    if (this.channels.has(channel.name)) throw new Error(`channel ${channel.name} is already registered`);
+    this.channels.set(channel.name, channel);
+    return () => {
+      if (this.channels.get(channel.name) === channel) this.channels.delete(channel.name);
+    };
+  }
+
+  /** Registers and starts `channel`; a start that throws is logged and leaves it `failed`, not the app. */
+  launch(channel: Channel): void {
+    this.register(channel);
+    const controller = new AbortController();
+    this.controllers.set(channel.name, controller);
+    channel.start(controller.signal).catch((error: unknown) => this.onError(channel.name, error));
+  }
+
+  get(name: string): Channel | undefined {
+    return this.channels.get(name);
+  }
+
+  names(): string[] {
+    return [...this.channels.keys()];
+  }
+
+  status(): ChannelStatus[] {
+    return [...this.channels.values()].map((channel) => channel.status());
+  }
+
+  /** Stops every launched channel (each on its own: one that hangs or throws does not hold the rest). */
+  async stopAll(): Promise<void> {
+    const launched = [...this.controllers.keys()];
+    await Promise.all(
+      launched.map(async (name) => {
+        this.controllers.get(name)?.abort();
+        this.controllers.delete(name);
+        const channel = this.channels.get(name);
+        this.channels.delete(name);
+        await channel?.stop().catch((error: unknown) => this.onError(name, error));
+      }),
+    );
+  }
+}

@@ -1,0 +1,337 @@
+import type { MessageBus } from '../bus/message-bus.js';
+import type {
+  AgentEvent,
+  ApprovalAnswerResult,
+  ApprovalChoice,
+  ApprovalEvent,
+  ApprovalRequest,
+  Attachment,
+  InboundMessage,
+  OutboundMessage,
+} from '../bus/messages.js';
+import type { ImagePart } from '../llm/types.js';
+import { describeApprovalText, parseApprovalReply, shortApprovalId } from './approval-text.js';
+import { type Addressing, type ChannelAccess, isAddressed, standingOf } from './channel-access.js';
+import { ChannelBase } from './channel-base.js';
+import type { ChannelLedger } from './channel-ledger.js';
+import { splitMessage } from './split-message.js';
+import { type ProgressMode, TurnProgress } from './turn-progress.js';
+
+/** One message as a platform delivered it, translated by the adapter. */
+export interface PlatformMessage extends Addressing {
+  /** The platform's message id: the de-duplication key within the chat. */
+  platformId: string;
+  senderId: string;
+  /** Shown with pairing codes; never trusted for access. */
+  senderName?: string;
+  chatId: string;
+  text: string;
+  media?: ImagePart[];
+  /** The text of the message this one replies to or quotes, as context for the model. */
+  quote?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * What became of one platform message: `accepted` (on the bus), `duplicate` (seen before, even before a
+ * restart), `blocked` (a stranger: zero tokens), `ignored` (a group message not addressed to Wren),
+ * `limited` (over the sender's rate), `too_large`, `answered` (the owner's typed approval answer).
+ */
+export type ReceiveResult =
+  | 'accepted'
+  | 'duplicate'
+  | 'blocked'
+  | 'ignored'
+  | 'limited'
+  | 'too_large'
+  | 'answered';
+
+export interface PlatformChannelOptions {
+  name: string;
+  bus: MessageBus;
+  /** Read per message, so a config edit applies at once. */
+  access: () => ChannelAccess;
+  ledger: ChannelLedger;
+  /** Longest inbound text taken in (default 32,000 characters); longer gets a notice, no turn. */
+  maxInboundChars?: number;
+  /** Tool progress shown in the chat (default `hints`). */
+  progress?: () => ProgressMode;
+  /** Milliseconds before reconnect attempt `n` (default 1 s doubling to 60 s, ±20 %). */
+  backoff?: (attempt: number) => number;
+  clock?: () => number;
+  onError?: (error: unknown) => void;
+}
+
+/** Default reconnect delays: 1 s, 2 s, 4 s … capped at a minute, with jitter so restarts do not align. */
+export function defaultBackoff(attempt: number): number {
+  const base = Math.min(60_000, 1000 * 2 ** Math.max(0, attempt - 1));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+/**
+ * The base of every chat-platform adapter: who may talk (owner, allow list, pairing, groups only when
+ * addressed), de-duplication that survives restarts, per-sender rate limits and size caps, typed approval
+ * answers, message splitting at the platform's limit, typing and tool progress, and reconnecting with
+ * backoff. Adapters translate their platform: call `receive` for each message, implement `sendText`
+ * (and optionally `sendFile`, `typing`, `postStatus`, button approvals), and run their connection through
+ * `keepConnected`.
+ */
+export abstract class PlatformChannel extends ChannelBase {
+  /** Longest text the platform takes in one message. */
+  protected abstract readonly textLimit: number;
+  protected readonly platform: PlatformChannelOptions;
+  private readonly windows = new Map<string, { start: number; count: number; warned: boolean }>();
+  /** Approvals shown in chats, by short id. */
+  private readonly presented = new Map<string, ApprovalRequest>();
+  private progress: TurnProgress | undefined;
+
+  constructor(options: PlatformChannelOptions) {
+    super({ name: options.name, bus: options.bus, ...(options.onError ? { onError: options.onError } : {}) });
+    this.platform = options;
+  }
+
+  /** Sends one piece of text (within `textLimit`) to a chat. */
+  protected abstract sendText(chatId: string, text: string, options: { notice: boolean }): Promise<void>;
+  /** Sends a file; default: its name and size as text. */
+  protected async sendFile(chatId: string, file: Attachment): Promise<void> {
+    await this.sendText(chatId, `📎 ${file.name} (${file.size} bytes)`, { notice: true });
+  }
+  /** Shows "typing…" for a few seconds (called again while a turn runs). */
+  protected async typing(_chatId: string): Promise<void> {}
+  /**
+   * Posts or edits the one status message of a turn; returns its handle for the next edit. Default: none
+   * (platforms without edits show no progress).
+   */
+  protected async postStatus(_chatId: string, _text: string, _handle?: string): Promise<string | undefined> {
+    return undefined;
+  }
+
+  protected now(): number {
+    return this.platform.clock?.() ?? Date.now();
+  }
+
+  /** Starts routing replies, approvals and progress of this channel; adapters call it when they start. */
+  protected attachPlatform(): void {
+    this.attach({ delivers: true, approvals: true });
+    this.progress ??= new TurnProgress({
+      mode: () => this.platform.progress?.() ?? 'hints',
+      typing: (chatId) => this.typing(chatId),
+      post: (chatId, text, handle) => this.postStatus(chatId, text, handle),
+      onError: (error) => this.platform.onError?.(error),
+    });
+    const progress = this.progress;
+    const stop = this.platform.bus.subscribeEvents((event: AgentEvent) => {
+      if (event.channel === this.name) progress.onEvent(event);
+    });
+    const detachPlatform = () => {
+      stop();
+      progress.close();
+    };
+    this.onDetach(detachPlatform);
+  }
+
+  private readonly undoers: Array<() => void> = [];
+  private onDetach(undo: () => void): void {
+    this.undoers.push(undo);
+  }
+
+  protected detachPlatform(): void {
+    this.detach();
+    for (const undo of this.undoers.splice(0)) undo();
+  }
+
+  /** Whether `senderId` is one of the owner's ids on this channel. */
+  isOwner(senderId: string): boolean {
+    return this.platform.access().owner.includes(senderId);
+  }
+
+  /** Admits one platform message (see ReceiveResult). Never throws for a bad message. */
+  protected receive(message: PlatformMessage): ReceiveResult {
+    const now = this.now();
+    if (!this.platform.ledger.firstSeen(this.name, message.chatId, message.platformId, now))
+      return 'duplicate';
+    const access = this.platform.access();
+    if (!isAddressed(access, message.chatId, message)) return 'ignored';
+    const standing = standingOf(
+      access,
+      message.senderId,
+      this.platform.ledger.isPaired(this.name, message.senderId),
+    );
+    if (standing === 'stranger') {
+      if (access.pairing && !message.group) this.offerPairing(message, now);
+      return 'blocked';
+    }
+    if (!this.withinRate(message, access.rateLimit, now)) return 'limited';
+    const cap = this.platform.maxInboundChars ?? 32_000;
+    if (message.text.length > cap) {
+      this.notice(
+        message.chatId,
+        `That message is ${message.text.length.toLocaleString('en')} characters; the most Wren takes in one message is ${cap.toLocaleString('en')}. Send it as a file instead.`,
+      );
+      return 'too_large';
+    }
+    const owner = standing === 'owner';
+    const reply = owner ? parseApprovalReply(message.text) : undefined;
+    if (reply && this.presented.has(reply.shortId)) {
+      void this.answerPresented(message.senderId, reply.shortId, reply.choice).then((result) => {
+        this.notice(
+          message.chatId,
+          result.ok
+            ? `${reply.choice === 'deny' ? 'Denied' : `Approved (${reply.choice})`}.`
+            : result.message,
+        );
+      });
+      return 'answered';
+    }
+    const text = message.quote
+      ? `[replying to: ${message.quote.slice(0, 2000)}]\n\n${message.text}`
+      : message.text;
+    const inbound: InboundMessage = {
+      id: `${this.name}:${message.chatId}:${message.platformId}`,
+      channel: this.name,
+      senderId: message.senderId,
+      chatId: message.chatId,
+      text,
+      fromOwner: owner,
+      interactive: owner,
+      ...(message.media?.length ? { media: message.media } : {}),
+      ...(message.metadata ? { metadata: message.metadata } : {}),
+    };
+    this.platform.bus.publishInbound(inbound);
+    return 'accepted';
+  }
+
+  /** Splits the text at the platform's limit, then sends the attachments. */
+  async send(message: OutboundMessage): Promise<void> {
+    const text = message.text.trim() ? message.text : message.attachments?.length ? '' : '(empty reply)';
+    const notice = message.kind === 'notice' || message.kind === 'error';
+    for (const piece of text ? splitMessage(text, this.textLimit) : [])
+      await this.sendText(message.chatId, piece, { notice });
+    for (const file of message.attachments ?? []) await this.sendFile(message.chatId, file);
+  }
+
+  /** Asks in the chat with a typed answer; adapters with buttons override (and call rememberApproval). */
+  override async presentApproval(request: ApprovalRequest): Promise<void> {
+    this.rememberApproval(request);
+    await this.sendText(request.chatId, describeApprovalText(request, false), { notice: true });
+  }
+
+  override async approvalResolved(event: Extract<ApprovalEvent, { type: 'approval-resolved' }>) {
+    if (event.id) this.presented.delete(shortApprovalId(event.id));
+  }
+
+  protected rememberApproval(request: ApprovalRequest): void {
+    this.presented.set(shortApprovalId(request.id), request);
+  }
+
+  /**
+   * The answer of `senderId` to an approval shown here (by its short id): only the owner's counts, and only
+   * for an approval still pending; the gate takes the first answer from any face.
+   */
+  protected answerPresented(
+    senderId: string,
+    shortId: string,
+    choice: ApprovalChoice,
+  ): Promise<ApprovalAnswerResult> {
+    const request = this.presented.get(shortId);
+    if (!request)
+      return Promise.resolve({
+        ok: false,
+        code: 'not_found',
+        message: 'That approval is no longer pending.',
+      });
+    return this.answerApproval(this.isOwner(senderId), `${this.name}:${senderId}`, request.id, choice);
+  }
+
+  /** A short message from Wren itself (not a model reply); failures only logged. */
+  protected notice(chatId: string, text: string): void {
+    this.sendText(chatId, text, { notice: true }).catch((error: unknown) => this.platform.onError?.(error));
+  }
+
+  /**
+   * Runs `session` (one connection: resolves or throws when it ends, calls `connected` once it is up) until
+   * `signal` aborts, reconnecting with backoff. `fatal` names errors retrying cannot fix (a revoked token):
+   * the channel then shows `failed: <reason>` and stops trying.
+   */
+  protected async keepConnected(
+    signal: AbortSignal,
+    session: (signal: AbortSignal, connected: () => void) => Promise<void>,
+    fatal: (error: unknown) => string | undefined,
+  ): Promise<void> {
+    let attempt = 0;
+    let reason: string | undefined;
+    while (!signal.aborted) {
+      this.setState(attempt === 0 ? 'starting' : 'reconnecting', reason);
+      try {
+        await session(signal, () => {
+          attempt = 0;
+          reason = undefined;
+          this.setState('connected');
+        });
+        reason = 'the connection closed';
+      } catch (error) {
+        if (signal.aborted) break;
+        const fatalReason = fatal(error);
+        if (fatalReason) {
+          this.setState('failed', fatalReason);
+          this.platform.onError?.(error);
+          return;
+        }
+        reason = error instanceof Error ? error.message : String(error);
+      }
+      if (signal.aborted) break;
+      attempt++;
+      await sleep((this.platform.backoff ?? defaultBackoff)(attempt), signal);
+    }
+    this.setState('stopped');
+  }
+
+  private withinRate(message: PlatformMessage, perMinute: number, now: number): boolean {
+    const window = this.windows.get(message.senderId);
+    if (!window || now - window.start >= 60_000) {
+      this.windows.set(message.senderId, { start: now, count: 1, warned: false });
+      if (this.windows.size > 10_000) this.windows.delete(this.windows.keys().next().value as string);
+      return true;
+    }
+    window.count++;
+    if (window.count <= perMinute) return true;
+    if (!window.warned) {
+      window.warned = true;
+      this.notice(
+        message.chatId,
+        `Slow down: at most ${perMinute} messages a minute. The rest were dropped.`,
+      );
+    }
+    return false;
+  }
+
+  private offerPairing(message: PlatformMessage, now: number): void {
+    const asked = this.platform.ledger.askPairing(
+      {
+        channel: this.name,
+        senderId: message.senderId,
+        chatId: message.chatId,
+        senderName: message.senderName ?? '',
+      },
+      now,
+    );
+    // A sender with a pending code is told once (when it is made), not at every message.
+    if (asked.kind !== 'new') return;
+    this.notice(
+      message.chatId,
+      `This assistant only talks to people its owner allowed. Your pairing code is ${asked.pairing.code} (valid for an hour): ask the owner to run \`wren pairing approve ${asked.pairing.code}\`.`,
+    );
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
