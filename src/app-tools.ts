@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ToolRegistry } from './agent/tool-registry.js';
+import { channelSecrets } from './channels/channels-config.js';
 import type { WrenConfig } from './config/wren-config.js';
 import { GroupedToolRegistry } from './mcp/grouped-tool-registry.js';
 import { createExecTool } from './tools/exec/exec-tool.js';
@@ -42,6 +43,7 @@ export function secretValues(
   if (token) values.add(token);
   if (config.web.search.apiKey) values.add(config.web.search.apiKey);
   if (config.web.weather.openWeatherMapKey) values.add(config.web.weather.openWeatherMapKey);
+  for (const secret of channelSecrets(config.channels)) values.add(secret);
   for (const [name, value] of Object.entries(readDotEnv(home)))
     if (SECRET_NAME.test(name) && value) values.add(value);
   return [...values];

@@ -5,6 +5,7 @@ import { AgentRuntime, type AgentSettings } from './agent/agent-runtime.js';
 import { ContextBuilder } from './agent/context-builder.js';
 import type { ToolRegistry } from './agent/tool-registry.js';
 import { ensureWorkspaceFiles } from './agent/workspace-files.js';
+import { configuredChannels } from './app-channels.js';
 import { type ServedGateway, type ServeOptions, serveAppGateway } from './app-gateway.js';
 import { createBuiltInRegistry, registerWebTools, secretValues } from './app-tools.js';
 import { MessageBus } from './bus/message-bus.js';
@@ -30,6 +31,7 @@ import { JobsWatcher } from './proactive/jobs-watcher.js';
 import { createCronTool } from './proactive/tools/cron-tool.js';
 import { createGoalTool } from './proactive/tools/goal-tool.js';
 import { createReminderTool } from './proactive/tools/reminder-tool.js';
+import { ChannelRepository } from './store/channel-repository.js';
 import { consolidationStatus } from './store/consolidation-status-repository.js';
 import { CronJobRepository } from './store/cron-job-repository.js';
 import { GoalRepository } from './store/goal-repository.js';
@@ -68,6 +70,8 @@ export interface AppOptions {
    * a `wren chat` that holds it), `try` (wren chat alone: runs it when nobody else does), `off` (default).
    */
   scheduler?: 'run' | 'try' | 'off';
+  /** Run the chat platforms config.yaml enables (`wren start`); default false. */
+  channels?: boolean;
 }
 
 export interface WrenApp {
@@ -183,6 +187,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
   const channels = new ChannelManager((channel, error) =>
     logger.error({ err: error, channel }, 'channel failed'),
   );
+  const channelLedger = new ChannelRepository(db);
   const model = options.model ?? pool;
   // The pool names the endpoint of every result; only a model passed in (benchmarks, tests) has none.
   const unnamed = options.model ? 'injected model' : 'unnamed endpoint';
@@ -333,6 +338,16 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     }),
   );
   registry.register(createGoalTool({ goals, wake: () => proactive.wake() }));
+  const platforms = options.channels
+    ? configuredChannels({
+        manager: channels,
+        bus,
+        ledger: channelLedger,
+        workspace: () => config.workspace,
+        logger,
+      })
+    : undefined;
+  void platforms?.apply(config.channels);
   if (options.scheduler === 'run') proactive.start({ wait: true });
   else if (options.scheduler === 'try') proactive.start();
   // Commands a crashed Wren of this home left running (no sandbox to end them) are stopped now.
@@ -371,6 +386,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
           configError = undefined;
           logger.level = next.log.level;
           context = contextFor(next);
+          void platforms?.apply(next.channels);
           if (gatewayChanged) logger.warn('gateway settings changed; they apply at the next `wren start`');
           logger.info({ models: endpoints.map((endpoint) => endpoint.name) }, 'config reloaded');
         },

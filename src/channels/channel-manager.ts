@@ -31,6 +31,17 @@ export class ChannelManager {
     channel.start(controller.signal).catch((error: unknown) => this.onError(channel.name, error));
   }
 
+  /** Stops and removes one launched channel (a config edit replaced it). */
+  async stop(name: string): Promise<void> {
+    const controller = this.controllers.get(name);
+    if (!controller) return;
+    controller.abort();
+    this.controllers.delete(name);
+    const channel = this.channels.get(name);
+    this.channels.delete(name);
+    await channel?.stop().catch((error: unknown) => this.onError(name, error));
+  }
+
   get(name: string): Channel | undefined {
     return this.channels.get(name);
   }
@@ -45,15 +56,6 @@ export class ChannelManager {
 
   /** Stops every launched channel (each on its own: one that hangs or throws does not hold the rest). */
   async stopAll(): Promise<void> {
-    const launched = [...this.controllers.keys()];
-    await Promise.all(
-      launched.map(async (name) => {
-        this.controllers.get(name)?.abort();
-        this.controllers.delete(name);
-        const channel = this.channels.get(name);
-        this.channels.delete(name);
-        await channel?.stop().catch((error: unknown) => this.onError(name, error));
-      }),
-    );
+    await Promise.all([...this.controllers.keys()].map((name) => this.stop(name)));
   }
 }

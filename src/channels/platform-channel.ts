@@ -260,8 +260,8 @@ export abstract class PlatformChannel extends ChannelBase {
   ): Promise<void> {
     let attempt = 0;
     let reason: string | undefined;
+    this.setState('starting');
     while (!signal.aborted) {
-      this.setState(attempt === 0 ? 'starting' : 'reconnecting', reason);
       try {
         await session(signal, () => {
           attempt = 0;
@@ -281,6 +281,7 @@ export abstract class PlatformChannel extends ChannelBase {
       }
       if (signal.aborted) break;
       attempt++;
+      this.setState('reconnecting', reason);
       await sleep((this.platform.backoff ?? defaultBackoff)(attempt), signal);
     }
     this.setState('stopped');

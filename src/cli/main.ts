@@ -8,6 +8,7 @@ import { registerGoalCommands } from './commands/goals.js';
 import { registerJobCommands } from './commands/jobs.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
+import { registerPairingCommands } from './commands/pairing.js';
 import { registerReminderCommands } from './commands/reminders.js';
 import { registerSubagentCommands } from './commands/subagents.js';
 import { EXIT, reportFailure } from './report-failure.js';
@@ -124,6 +125,7 @@ registerSubagentCommands(program, home);
 registerReminderCommands(program, home);
 registerJobCommands(program, home);
 registerGoalCommands(program, home);
+registerPairingCommands(program, home);
 
 // Subcommands inherit the override only when they are created after it: apply it to every one.
 for (const command of allCommands(program)) {

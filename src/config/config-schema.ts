@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { channelsSectionSchema } from '../channels/channels-config.js';
 import { gateSectionSchema } from '../gate/gate-config.js';
 import { mcpSectionSchema } from '../mcp/mcp-config.js';
 import { memorySectionSchema } from '../memory/memory-config.js';
@@ -119,6 +120,7 @@ export const configSchema = z.strictObject({
   memory: memorySectionSchema.prefault({}),
   mcp: mcpSectionSchema.prefault({}),
   proactive: proactiveSectionSchema.prefault({}),
+  channels: channelsSectionSchema.prefault({}),
 });
 
 /** One `models:` entry as a user writes it (the input of {@link modelSchema}). */

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Document, parseDocument } from 'yaml';
+import { toChannelsConfig } from '../channels/channels-config.js';
 import { toGateConfig } from '../gate/gate-config.js';
 import { toMcpConfig } from '../mcp/mcp-config.js';
 import { toMemoryConfig } from '../memory/memory-config.js';
@@ -64,7 +65,7 @@ function topLevel(raw: unknown, file: string): Record<string, unknown> {
   if (raw === null || raw === undefined) return {};
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ConfigError(
-      `${file}: the top level must be a mapping of sections (models, gateway, agent, workspace, log, tools, gate, web, memory, mcp, proactive)`,
+      `${file}: the top level must be a mapping of sections (models, gateway, agent, workspace, log, tools, gate, web, memory, mcp, proactive, channels)`,
       { file },
     );
   }
@@ -133,5 +134,6 @@ export function parseConfig(text: string, options: ParseConfigOptions): WrenConf
     memory: toMemoryConfig(data.memory),
     mcp: toMcpConfig(data.mcp),
     proactive: toProactiveConfig(data.proactive),
+    channels: toChannelsConfig(data.channels),
   });
 }

@@ -1,3 +1,4 @@
+import type { ChannelsConfig } from '../channels/channels-config.js';
 import type { GateConfig } from '../gate/gate-config.js';
 import type { Protocol } from '../llm/endpoint.js';
 import type { McpSettings } from '../mcp/mcp-config.js';
@@ -35,6 +36,8 @@ export interface WrenConfig {
   readonly mcp: McpSettings;
   /** The scheduler: reminders, cron jobs, heartbeat, goals; quiet hours, delivery targets. */
   readonly proactive: ProactiveConfig;
+  /** Chat platforms (`channels.telegram` …): tokens, who may talk, progress display. */
+  readonly channels: ChannelsConfig;
 }
 
 export type LogLevel = (typeof LOG_LEVELS)[number];

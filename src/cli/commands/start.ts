@@ -18,7 +18,7 @@ const DRAIN_MS = 10_000;
  */
 export async function runStart(options: StartOptions): Promise<void> {
   const { home } = options;
-  const app = await createApp({ home, lock: true, watch: true, scheduler: 'run' });
+  const app = await createApp({ home, lock: true, watch: true, scheduler: 'run', channels: true });
   let gateway: Awaited<ReturnType<typeof app.serve>>;
   try {
     gateway = await app.serve({

@@ -1,4 +1,5 @@
 import { withHome } from '../../app-home.js';
+import type { ChannelsConfig } from '../../channels/channels-config.js';
 import { resolveEndpoints } from '../../config/load-config.js';
 import { describeAt } from '../../proactive/describe-at.js';
 import { consolidationStatus } from '../../store/consolidation-status-repository.js';
@@ -18,6 +19,7 @@ interface LiveStatus {
   memoryMb?: { rss?: number };
   models?: Array<{ name: string; state?: string; coolingUntil?: number }>;
   scheduler?: { running?: boolean; nextDue?: number | null };
+  channels?: Array<{ name: string; state: string; detail?: string }>;
 }
 
 async function gatewayState(home: string) {
@@ -95,6 +97,7 @@ async function statusOf(options: { home: string; json?: boolean }): Promise<numb
       usage: { today: usageTotals(db, { since: startOfDay.getTime() }), total: usageTotals(db) },
       consolidation: consolidationStatus(db),
       proactive: { ...proactiveSummary(db), timezone: config.agent.timezone },
+      channels: channelLines(config.channels, gateway.running ? gateway.live?.channels : undefined),
       mcp: (await mcpServerStatuses(options.home)).servers.map(({ name, state, display, tools }) => ({
         name,
         state,
@@ -147,6 +150,7 @@ function printStatus(status: {
   usage: { today: ReturnType<typeof usageTotals>; total: ReturnType<typeof usageTotals> };
   consolidation: ReturnType<typeof consolidationStatus>;
   proactive: ReturnType<typeof proactiveSummary> & { timezone: string };
+  channels: Array<{ name: string; display: string }>;
   mcp: Array<{ name: string; display: string }>;
 }): void {
   const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -186,5 +190,29 @@ function printStatus(status: {
         : '',
     ].join(''),
   );
+  for (const line of status.channels) out(`channel   ${line.name}: ${line.display}`);
   for (const server of status.mcp) out(`mcp       ${server.name}: ${server.display}`);
+}
+
+/** Each configured chat platform and how it is doing in the running gateway (or why it is not running). */
+function channelLines(
+  configured: ChannelsConfig,
+  live: LiveStatus['channels'],
+): Array<{ name: string; state: string; display: string }> {
+  return Object.entries(configured).map(([name, section]) => {
+    const running = live?.find((channel) => channel.name === name);
+    if (!(section as { enabled: boolean }).enabled)
+      return { name, state: 'disabled', display: 'disabled in config.yaml' };
+    if (!running)
+      return {
+        name,
+        state: 'not running',
+        display: live ? 'not running (see logs/wren.log)' : 'starts with `wren start`',
+      };
+    return {
+      name,
+      state: running.state,
+      display: running.detail ? `${running.state}: ${running.detail}` : running.state,
+    };
+  });
 }
