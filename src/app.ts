@@ -243,7 +243,12 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     },
   });
   registry.register(createSpawnTool(subagents));
-  for (const tool of createMessageTools({ bus, roots: fileRoots, channels: () => bus.deliveringChannels() }))
+  for (const tool of createMessageTools({
+    bus,
+    roots: fileRoots,
+    channels: () => bus.deliveringChannels(),
+    ownerChat: (name) => channels.ownerChat(name),
+  }))
     registry.register(tool);
   const contextFor = (current: WrenConfig) =>
     new ContextBuilder({
@@ -298,6 +303,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     home,
     db,
     bus,
+    ownerChat: (name) => channels.ownerChat(name),
     config: () => config.proactive,
     sources: ({ outbox }) => [
       cronSource({ jobs: () => jobs.current(), defaults: cronDefaults, repository: cronJobs, outbox }),

@@ -70,4 +70,28 @@ describe('MessageBus', () => {
     await expect(pending).rejects.toBeDefined();
     expect(cancelled).toEqual(['r2']);
   });
+
+  it('deliver resolves once faces sent the message and rejects when a send fails; publish never throws', async () => {
+    const bus = new MessageBus();
+    const sent: string[] = [];
+    let failing = true;
+    bus.subscribeOutbound(async (message) => {
+      if (failing) throw new Error('platform down');
+      sent.push(message.text);
+    }, 'x');
+    const message = {
+      channel: 'x',
+      chatId: 'c',
+      replyTo: '',
+      sessionId: '',
+      text: 'due now',
+      kind: 'message' as const,
+      usage: { inputTokens: 0, outputTokens: 0 },
+    };
+    await expect(bus.deliver(message)).rejects.toThrow('platform down');
+    expect(() => bus.publishOutbound(message)).not.toThrow();
+    failing = false;
+    await bus.deliver(message);
+    expect(sent).toEqual(['due now']);
+  });
 });

@@ -9,6 +9,8 @@ import type {
 } from './messages.js';
 
 type Listener<T> = (value: T) => void;
+/** An outbound listener may return its send's promise (see `deliver`). */
+type OutboundListener = (message: OutboundMessage) => void | Promise<void>;
 
 /**
  * Where channels and the agent meet; neither imports the other. In-process and synchronous to dispatch:
@@ -18,7 +20,7 @@ type Listener<T> = (value: T) => void;
 export class MessageBus {
   private inboundConsumer: Listener<InboundMessage> | undefined;
   private readonly pendingInbound: InboundMessage[] = [];
-  private readonly outboundListeners = new Set<Listener<OutboundMessage>>();
+  private readonly outboundListeners = new Set<OutboundListener>();
   private readonly deliverers = new Map<string, number>();
   private readonly eventListeners = new Set<Listener<AgentEvent>>();
   private readonly cancelListeners = new Set<Listener<string>>();
@@ -52,14 +54,32 @@ export class MessageBus {
   }
 
   publishOutbound(message: OutboundMessage): void {
-    for (const listener of this.outboundListeners) listener(message);
+    for (const listener of this.outboundListeners) {
+      const sent: unknown = listener(message);
+      // A face's send failure is its own to log; here it must not become an unhandled rejection.
+      if (sent instanceof Promise) sent.catch(() => {});
+    }
+  }
+
+  /**
+   * Publishes a message Wren sends on its own and resolves once every face that took it has sent it;
+   * rejects with the first send failure (so a scheduled delivery is retried, not lost). Listeners that
+   * deliver return their send's promise.
+   */
+  async deliver(message: OutboundMessage): Promise<void> {
+    const sends: Promise<unknown>[] = [];
+    for (const listener of this.outboundListeners) {
+      const sent: unknown = listener(message);
+      if (sent instanceof Promise) sends.push(sent);
+    }
+    await Promise.all(sends);
   }
 
   /**
    * Listens to every outbound message. A channel that delivers messages Wren sends on its own (not only
    * replies it waits for) names itself in `delivers`, so senders can tell whether anyone will see them.
    */
-  subscribeOutbound(listener: Listener<OutboundMessage>, delivers?: string): () => void {
+  subscribeOutbound(listener: OutboundListener, delivers?: string): () => void {
     this.outboundListeners.add(listener);
     const unannounce = delivers ? this.announceDelivery(delivers) : () => {};
     return () => {

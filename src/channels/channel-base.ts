@@ -83,7 +83,11 @@ export abstract class ChannelBase implements Channel {
       this.bus.subscribeOutbound(
         (message) => {
           if (!this.owns(message) || this.awaited.has(message.replyTo)) return;
-          this.send(message).catch(failed);
+          // Returned, so `bus.deliver` can tell a scheduled delivery failed (it is then retried).
+          return this.send(message).catch((error: unknown) => {
+            failed(error);
+            throw error;
+          });
         },
         options.delivers ? this.name : undefined,
       ),

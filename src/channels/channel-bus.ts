@@ -20,5 +20,8 @@ export interface ChannelBus {
   answerApproval(answer: ApprovalAnswer): ApprovalAnswerResult | Promise<ApprovalAnswerResult>;
   subscribeApprovals(listener: (event: ApprovalEvent) => void): () => void;
   /** `delivers`: this listener shows messages Wren sends on its own on that channel (see MessageBus). */
-  subscribeOutbound(listener: (message: OutboundMessage) => void, delivers?: string): () => void;
+  subscribeOutbound(
+    listener: (message: OutboundMessage) => void | Promise<void>,
+    delivers?: string,
+  ): () => void;
 }

@@ -46,6 +46,11 @@ export class ChannelManager {
     return this.channels.get(name);
   }
 
+  /** The owner's chat on channel `name` (`cli`: the terminal; a platform: the first owner id's DM). */
+  ownerChat(name: string): string | undefined {
+    return this.channels.get(name)?.ownerChat?.();
+  }
+
   names(): string[] {
     return [...this.channels.keys()];
   }

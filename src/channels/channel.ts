@@ -34,4 +34,6 @@ export interface Channel {
   /** An approval shown here was answered elsewhere, timed out or was cancelled. */
   approvalResolved?(event: Extract<ApprovalEvent, { type: 'approval-resolved' }>): Promise<void>;
   status(): ChannelStatus;
+  /** The owner's own conversation here (the target `<name>:owner`), when there is one. */
+  ownerChat?(): string | undefined;
 }

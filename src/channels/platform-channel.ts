@@ -140,6 +140,14 @@ export abstract class PlatformChannel extends ChannelBase {
     for (const undo of this.undoers.splice(0)) undo();
   }
 
+  /**
+   * The owner's direct chat: on platforms where a DM's chat id is the user id (Telegram, and by default),
+   * the first owner id. Adapters where it differs override.
+   */
+  ownerChat(): string | undefined {
+    return this.platform.access().owner[0];
+  }
+
   /** Whether `senderId` is one of the owner's ids on this channel. */
   isOwner(senderId: string): boolean {
     return this.platform.access().owner.includes(senderId);

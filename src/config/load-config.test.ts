@@ -162,16 +162,17 @@ describe('loadConfig', () => {
   });
 
   it('reports nested and top-level unknown keys, listing allowed keys when nothing is close', () => {
-    write('gateway:\n  prot: 1\nagent:\n  zzz: 1\nchanels: {}\n');
+    write('gateway:\n  prot: 1\nagent:\n  zzz: 1\nqqqq: {}\nchanels: {}\n');
     const lines = loadError().message.split('\n');
     expect(lines).toContain(`${join(home, 'config.yaml')}: gateway.prot: unknown key (did you mean port?)`);
     expect(
       lines.some((line) =>
         line.startsWith(
-          `${join(home, 'config.yaml')}: chanels: unknown key; allowed keys: models, gateway, agent, workspace, log`,
+          `${join(home, 'config.yaml')}: qqqq: unknown key; allowed keys: models, gateway, agent, workspace, log`,
         ),
       ),
     ).toBe(true);
+    expect(lines).toContain(`${join(home, 'config.yaml')}: chanels: unknown key (did you mean channels?)`);
     expect(lines.some((line) => line.includes('agent.zzz: unknown key; allowed keys: max_rounds'))).toBe(
       true,
     );

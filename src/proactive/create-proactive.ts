@@ -14,6 +14,8 @@ export interface ProactiveDeps {
   home: string;
   db: Database;
   bus: MessageBus;
+  /** The owner's own chat on a channel (the target `telegram:owner`), when the channel knows one. */
+  ownerChat?: (channel: string) => string | undefined;
   config: () => ProactiveConfig;
   clock?: () => number;
   timers?: Timers;
@@ -111,9 +113,11 @@ export function createProactive(deps: ProactiveDeps): Proactive {
     const chatId = delivery.target.slice(at + 1);
     if (!deps.bus.deliveringChannels().includes(name))
       throw new TargetUnavailable(`${name} is not connected`);
-    deps.bus.publishOutbound({
+    // `<channel>:owner`: the owner's own chat there, when the channel names one.
+    const chat = chatId === 'owner' ? (deps.ownerChat?.(name) ?? chatId) : chatId;
+    await deps.bus.deliver({
       channel: name,
-      chatId,
+      chatId: chat,
       replyTo: '',
       sessionId: '',
       text: deliveryText(delivery),

@@ -58,6 +58,10 @@ export class TerminalChannel extends ChannelBase {
     this.setState('stopped');
   }
 
+  ownerChat(): string {
+    return TERMINAL_CHAT;
+  }
+
   protected override owns(where: { channel: string; chatId: string }): boolean {
     return where.channel === this.name && where.chatId === TERMINAL_CHAT;
   }

@@ -30,11 +30,14 @@ const ctx: ToolContext = {
 function setup() {
   const bus = new MessageBus();
   const sent: OutboundMessage[] = [];
-  bus.subscribeOutbound((message) => sent.push(message));
+  bus.subscribeOutbound((message) => {
+    sent.push(message);
+  });
   const [message, sendFile] = createMessageTools({
     bus,
     roots: () => [workspace],
-    channels: () => ['cli', 'api'],
+    channels: () => ['cli', 'api', 'telegram', 'slack'],
+    ownerChat: (channel) => (channel === 'telegram' ? '4242' : undefined),
   }) as [Tool, Tool];
   return { bus, sent, message, sendFile };
 }
@@ -67,8 +70,21 @@ describe('message and send_file', () => {
   it('refuses a channel that is not connected', async () => {
     const { message } = setup();
     await expect(
-      message.execute({ text: 'x', channel: 'telegram' }, ctx, new AbortController().signal),
-    ).rejects.toThrow(/channel "telegram" is not connected right now \(connected: cli, api\)/);
+      message.execute({ text: 'x', channel: 'discord' }, ctx, new AbortController().signal),
+    ).rejects.toThrow(
+      /channel "discord" is not connected right now \(connected: cli, api, telegram, slack\)/,
+    );
+  });
+
+  it("sends to the owner's own chat on another channel when no chat is named", async () => {
+    const { message, sent } = setup();
+    const signal = new AbortController().signal;
+    const result = await message.execute({ text: 'from the terminal', channel: 'telegram' }, ctx, signal);
+    expect(result.content).toBe('Sent to telegram:4242.');
+    expect(sent.at(-1)).toMatchObject({ channel: 'telegram', chatId: '4242' });
+    await expect(message.execute({ text: 'x', channel: 'slack' }, ctx, signal)).rejects.toThrow(
+      /Name the chat_id/,
+    );
   });
 
   it('send_file delivers a workspace file and refuses escapes and folders', async () => {

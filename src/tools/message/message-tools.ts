@@ -13,15 +13,20 @@ export interface MessageToolsOptions {
   bus: MessageBus;
   /** Workspace first, then extra roots (as for the file tools). */
   roots: () => string[];
-  /** Channels that can deliver a message right now (`cli`, `api`, later the chat apps). */
+  /** Channels that can deliver a message right now (`cli`, `api`, `telegram` …). */
   channels: () => string[];
+  /** The owner's own chat on a channel: where a message to another channel goes without a chat_id. */
+  ownerChat?: (channel: string) => string | undefined;
 }
 
 const messageParameters = z
   .object({
     text: z.string().min(1).max(20_000).describe('What to send'),
     channel: z.string().optional().describe('Channel to send on; the current one by default'),
-    chat_id: z.string().optional().describe('Chat on that channel; the current chat by default'),
+    chat_id: z
+      .string()
+      .optional()
+      .describe("Chat on that channel; default: this chat, or on another channel the owner's own chat"),
   })
   .strict();
 
@@ -32,8 +37,14 @@ const fileParameters = z
   })
   .strict();
 
-function target(ctx: ToolContext, channel?: string, chatId?: string) {
-  return { channel: channel ?? ctx.channel, chatId: chatId ?? ctx.chatId };
+function target(
+  ctx: ToolContext,
+  ownerChat: MessageToolsOptions['ownerChat'],
+  channel?: string,
+  chatId?: string,
+) {
+  if (!channel || channel === ctx.channel) return { channel: ctx.channel, chatId: chatId ?? ctx.chatId };
+  return { channel, chatId: chatId ?? ownerChat?.(channel) };
 }
 
 /**
@@ -45,7 +56,7 @@ export function createMessageTools(options: MessageToolsOptions): Tool[] {
   const publish = (
     ctx: ToolContext,
     channel: string,
-    chatId: string,
+    chatId: string | undefined,
     text: string,
     attachments?: Attachment[],
   ) => {
@@ -54,6 +65,8 @@ export function createMessageTools(options: MessageToolsOptions): Tool[] {
         `Nobody would see it: channel "${channel}" is not connected right now (connected: ${options.channels().join(', ') || 'none'}). Put it in your reply instead.`,
       );
     }
+    if (!chatId)
+      throw new ToolError(`Name the chat_id: channel "${channel}" has no owner chat to send to by default.`);
     options.bus.publishOutbound({
       channel,
       chatId,
@@ -72,16 +85,14 @@ export function createMessageTools(options: MessageToolsOptions): Tool[] {
     risk: 'moderate',
     assess(raw, ctx) {
       const args = messageParameters.parse(raw);
-      const to = target(ctx, args.channel, args.chat_id);
+      const to = target(ctx, options.ownerChat, args.channel, args.chat_id);
       const elsewhere = to.channel !== ctx.channel || to.chatId !== ctx.chatId;
-      return {
-        target: `${to.channel}:${to.chatId}`,
-        ...(elsewhere ? { egress: { target: `${to.channel}:${to.chatId}` } } : {}),
-      };
+      const where = `${to.channel}:${to.chatId ?? '?'}`;
+      return { target: where, ...(elsewhere ? { egress: { target: where } } : {}) };
     },
     async execute(raw, ctx) {
       const args = messageParameters.parse(raw);
-      const to = target(ctx, args.channel, args.chat_id);
+      const to = target(ctx, options.ownerChat, args.channel, args.chat_id);
       publish(ctx, to.channel, to.chatId, args.text);
       return { content: `Sent to ${to.channel}:${to.chatId}.` };
     },

@@ -72,7 +72,9 @@ function setup(overrides: Partial<SubagentLimits> = {}) {
     commands: { subagents: createSubagentsCommand(manager) },
   }).start();
   const outbound: OutboundMessage[] = [];
-  bus.subscribeOutbound((message) => outbound.push(message));
+  bus.subscribeOutbound((message) => {
+    outbound.push(message);
+  });
   const send = (id: string, text: string) =>
     bus.request({ id, channel: 'test', senderId: 'owner', fromOwner: true, chatId: 'c', text });
   return { bus, store, model, manager, outbound, send };
