@@ -1,8 +1,9 @@
 import type { MessageBus } from './bus/message-bus.js';
+import type { Channel } from './channels/channel.js';
 import type { ChannelLedger } from './channels/channel-ledger.js';
 import type { ChannelManager } from './channels/channel-manager.js';
 import type { ChannelsConfig } from './channels/channels-config.js';
-import type { TelegramConfig } from './channels/telegram/telegram-config.js';
+import type { MailTrigger } from './channels/email/email-channel.js';
 import type { Logger } from './util/logger.js';
 
 export interface ConfiguredChannelsOptions {
@@ -11,12 +12,27 @@ export interface ConfiguredChannelsOptions {
   ledger: ChannelLedger;
   workspace: () => string;
   logger: Logger;
+  /** A watched mail arrived: hand it to the proactive engine (stored before returning). */
+  onMailTrigger: (trigger: MailTrigger) => void;
 }
 
-/** What makes a Telegram channel reconnect when edited (who may talk and progress apply live). */
-function telegramConnection(config: TelegramConfig | undefined): string {
-  if (!config?.enabled) return '';
-  return JSON.stringify([config.token, config.mode, config.webhook, config.apiRoot]);
+type Name = keyof ChannelsConfig;
+
+/**
+ * What makes a channel reconnect when edited: its connection settings. Who may talk, progress and watch
+ * rules are read per message, so editing them applies without a reconnect.
+ */
+function connection(name: Name, config: ChannelsConfig): string {
+  if (name === 'telegram') {
+    const section = config.telegram;
+    return section?.enabled
+      ? JSON.stringify([section.token, section.mode, section.webhook, section.apiRoot])
+      : '';
+  }
+  const section = config.email;
+  return section?.enabled
+    ? JSON.stringify([section.address, section.password, section.imap, section.smtp, section.mailbox])
+    : '';
 }
 
 /**
@@ -30,23 +46,31 @@ export function configuredChannels(options: ConfiguredChannelsOptions) {
   const onError = (channel: string) => (error: unknown) =>
     options.logger.warn({ err: error, channel }, 'channel error');
 
+  const create = async (name: Name): Promise<Channel> => {
+    const common = {
+      bus: options.bus,
+      ledger: options.ledger,
+      workspace: options.workspace,
+      onError: onError(name),
+    };
+    if (name === 'telegram') {
+      const { TelegramChannel } = await import('./channels/telegram/telegram-channel.js');
+      return new TelegramChannel({ ...common, config: () => current.telegram! });
+    }
+    const { EmailChannel } = await import('./channels/email/email-channel.js');
+    return new EmailChannel({ ...common, config: () => current.email!, onWatched: options.onMailTrigger });
+  };
+
   const applyNow = async (next: ChannelsConfig) => {
-    const before = telegramConnection(current.telegram);
+    const previous = current;
     current = next;
-    if (telegramConnection(next.telegram) === before) return;
-    await options.manager.stop('telegram');
-    if (!next.telegram?.enabled) return;
-    const { TelegramChannel } = await import('./channels/telegram/telegram-channel.js');
-    options.manager.launch(
-      new TelegramChannel({
-        bus: options.bus,
-        ledger: options.ledger,
-        config: () => current.telegram ?? next.telegram!,
-        workspace: options.workspace,
-        onError: onError('telegram'),
-      }),
-    );
-    options.logger.info({ channel: 'telegram', mode: next.telegram.mode }, 'channel starting');
+    for (const name of ['telegram', 'email'] as const) {
+      if (connection(name, next) === connection(name, previous)) continue;
+      await options.manager.stop(name);
+      if (!next[name]?.enabled) continue;
+      options.manager.launch(await create(name));
+      options.logger.info({ channel: name }, 'channel starting');
+    }
   };
 
   return {

@@ -92,12 +92,12 @@ export function createProactive(deps: ProactiveDeps): Proactive {
         id: `${run.sourceKey}#${run.attempts + 1}`,
         channel: 'scheduler',
         chatId: run.sourceKey,
-        senderId: 'scheduler',
-        fromOwner: true,
+        senderId: run.payload.untrusted ? `${run.kind}:${run.ref}` : 'scheduler',
+        fromOwner: !run.payload.untrusted,
         interactive: false,
         sessionId: run.payload.sessionId ?? `proactive:${run.kind}:${run.ref}`,
-        // A heartbeat is one compact check: its earlier runs are not part of its context.
-        ...(run.kind === 'heartbeat' ? { withoutHistory: true } : {}),
+        // A heartbeat is one compact check, a trigger one event: earlier runs are not part of the context.
+        ...(run.kind === 'heartbeat' || run.kind === 'trigger' ? { withoutHistory: true } : {}),
         text: scheduledPrompt(run),
         metadata: { origin: 'scheduler', key: run.sourceKey },
       },

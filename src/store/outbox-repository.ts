@@ -19,6 +19,11 @@ export interface OutboxPayload {
   deliverTo: string[];
   /** The session an agent run continues (the conversation the item came from), when there is one. */
   sessionId?: string;
+  /**
+   * The prompt carries text from outside (a watched mail): the run does not speak as the owner, so the gate
+   * treats its session as untrusted (anything that sends data out asks, and a scheduled run cannot ask).
+   */
+  untrusted?: boolean;
 }
 
 export type OutboxState = 'pending' | 'running' | 'done';
