@@ -29,6 +29,10 @@ function connection(name: Name, config: ChannelsConfig): string {
       ? JSON.stringify([section.token, section.mode, section.webhook, section.apiRoot])
       : '';
   }
+  if (name === 'slack') {
+    const section = config.slack;
+    return section?.enabled ? JSON.stringify([section.botToken, section.appToken, section.apiUrl]) : '';
+  }
   const section = config.email;
   return section?.enabled
     ? JSON.stringify([section.address, section.password, section.imap, section.smtp, section.mailbox])
@@ -57,6 +61,10 @@ export function configuredChannels(options: ConfiguredChannelsOptions) {
       const { TelegramChannel } = await import('./channels/telegram/telegram-channel.js');
       return new TelegramChannel({ ...common, config: () => current.telegram! });
     }
+    if (name === 'slack') {
+      const { SlackChannel } = await import('./channels/slack/slack-channel.js');
+      return new SlackChannel({ ...common, config: () => current.slack! });
+    }
     const { EmailChannel } = await import('./channels/email/email-channel.js');
     return new EmailChannel({ ...common, config: () => current.email!, onWatched: options.onMailTrigger });
   };
@@ -64,7 +72,7 @@ export function configuredChannels(options: ConfiguredChannelsOptions) {
   const applyNow = async (next: ChannelsConfig) => {
     const previous = current;
     current = next;
-    for (const name of ['telegram', 'email'] as const) {
+    for (const name of ['telegram', 'slack', 'email'] as const) {
       if (connection(name, next) === connection(name, previous)) continue;
       await options.manager.stop(name);
       if (!next[name]?.enabled) continue;

@@ -73,8 +73,11 @@ export function toChannelAccess(parsed: {
 
 /** Where a platform message came from: a direct chat, or a group where Wren may have been addressed. */
 export interface Addressing {
-  /** Absent: a direct message. */
-  group?: { mentioned: boolean; repliedToBot: boolean };
+  /**
+   * Absent: a direct message. `id`: the group's id as `groups` lists it, when the chat id is narrower (a
+   * thread inside a channel); default the chat id.
+   */
+  group?: { mentioned: boolean; repliedToBot: boolean; id?: string };
 }
 
 /** Who a sender is on a channel: the owner, someone allowed (or paired), or nobody Wren talks to. */
@@ -92,5 +95,7 @@ export function standingOf(access: ChannelAccess, senderId: string, paired: bool
  */
 export function isAddressed(access: ChannelAccess, chatId: string, where: Addressing): boolean {
   if (!where.group) return true;
-  return access.groups.includes(chatId) && (where.group.mentioned || where.group.repliedToBot);
+  return (
+    access.groups.includes(where.group.id ?? chatId) && (where.group.mentioned || where.group.repliedToBot)
+  );
 }

@@ -1,22 +1,26 @@
 import * as z from 'zod';
 import { type EmailConfig, emailSectionSchema, toEmailConfig } from './email/email-config.js';
+import { type SlackConfig, slackSectionSchema, toSlackConfig } from './slack/slack-config.js';
 import { type TelegramConfig, telegramSectionSchema, toTelegramConfig } from './telegram/telegram-config.js';
 
 /** `channels:` in config.yaml: one optional section per chat platform (each schema lives in its folder). */
 export const channelsSectionSchema = z.strictObject({
   telegram: telegramSectionSchema.optional(),
   email: emailSectionSchema.optional(),
+  slack: slackSectionSchema.optional(),
 });
 
 export interface ChannelsConfig {
   readonly telegram?: TelegramConfig;
   readonly email?: EmailConfig;
+  readonly slack?: SlackConfig;
 }
 
 export function toChannelsConfig(section: z.output<typeof channelsSectionSchema>): ChannelsConfig {
   return {
     ...(section.telegram ? { telegram: toTelegramConfig(section.telegram) } : {}),
     ...(section.email ? { email: toEmailConfig(section.email) } : {}),
+    ...(section.slack ? { slack: toSlackConfig(section.slack) } : {}),
   };
 }
 
@@ -28,5 +32,6 @@ export function channelSecrets(config: ChannelsConfig): string[] {
     if (config.telegram.webhook) secrets.push(config.telegram.webhook.secret);
   }
   if (config.email) secrets.push(config.email.password);
+  if (config.slack) secrets.push(config.slack.botToken, config.slack.appToken);
   return secrets;
 }

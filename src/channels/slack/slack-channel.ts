@@ -1,0 +1,291 @@
+import { readFile } from 'node:fs/promises';
+import type { App } from '@slack/bolt';
+import type { ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messages.js';
+import type { ImagePart } from '../../llm/types.js';
+import { approvalButtonData, describeApprovalText, parseApprovalButton } from '../approval-text.js';
+import { saveInboxFile } from '../inbox-file.js';
+import { escapeSlack, toSlackMrkdwn } from '../markdown/to-slack-mrkdwn.js';
+import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
+import type { SlackConfig } from './slack-config.js';
+
+const LABELS = { once: 'Allow once', session: 'Allow for this chat', always: 'Always allow', deny: 'Deny' };
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/** The fields of a Slack message event Wren reads. */
+interface SlackMessageEvent {
+  type: string;
+  subtype?: string;
+  bot_id?: string;
+  user?: string;
+  channel: string;
+  channel_type?: string;
+  text?: string;
+  ts: string;
+  thread_ts?: string;
+  files?: Array<{ name?: string; mimetype?: string; size?: number; url_private_download?: string }>;
+}
+
+export interface SlackChannelOptions extends Omit<PlatformChannelOptions, 'name' | 'access' | 'progress'> {
+  config: () => SlackConfig;
+  workspace: () => string;
+}
+
+/** Splits a chat id: a DM (`D…`) or a thread in a channel (`C…/<thread ts>`). */
+function whereOf(chatId: string): { channel: string; thread_ts?: string } {
+  const at = chatId.indexOf('/');
+  return at < 0 ? { channel: chatId } : { channel: chatId.slice(0, at), thread_ts: chatId.slice(at + 1) };
+}
+
+const quiet = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  setLevel() {},
+  getLevel: () => 'error' as never,
+  setName() {},
+};
+
+/**
+ * Slack through Bolt in Socket Mode (an outgoing WebSocket: nothing to expose). DMs are conversations; in a
+ * listed channel Wren answers a mention in a thread under it, and each thread is its own conversation.
+ * Replies are mrkdwn (model text escaped so it can never mention anyone), approvals Block Kit buttons only the
+ * owner's click answers; the Web API client retries 429s after `Retry-After`. The socket reconnects itself.
+ */
+export class SlackChannel extends PlatformChannel {
+  protected readonly textLimit = 3800;
+  private readonly slack: SlackChannelOptions;
+  private app: App | undefined;
+  private botUserId = '';
+  private stopping = false;
+  private readonly approvalMessages = new Map<string, { channel: string; ts: string; text: string }>();
+
+  constructor(options: SlackChannelOptions) {
+    super({
+      ...options,
+      name: 'slack',
+      access: () => options.config().access,
+      progress: () => options.config().progress,
+    });
+    this.slack = options;
+  }
+
+  async start(signal?: AbortSignal): Promise<void> {
+    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    const config = this.slack.config();
+    const { App, SocketModeReceiver, webApi } = await import('@slack/bolt');
+    const clientOptions = { slackApiUrl: config.apiUrl };
+    const logger = {
+      ...quiet,
+      error: (...parts: unknown[]) => this.slack.onError?.(new Error(parts.map(String).join(' '))),
+    };
+    const receiver = new SocketModeReceiver({
+      appToken: config.appToken,
+      installerOptions: { clientOptions },
+      logger,
+    });
+    // Who the bot is, asked once here (Bolt would ask again in the background, where a refused token
+    // would surface as an unhandled rejection instead of the channel's state).
+    this.setState('starting');
+    try {
+      const auth = await new webApi.WebClient(config.botToken, { ...clientOptions, logger }).auth.test();
+      this.botUserId = String(auth.user_id ?? '');
+    } catch (error) {
+      this.setState('failed', fatalReason(error));
+      throw error;
+    }
+    const app = new App({
+      token: config.botToken,
+      receiver,
+      clientOptions,
+      logger,
+      ignoreSelf: true,
+      tokenVerificationEnabled: false,
+      botUserId: this.botUserId,
+    });
+    app.event('message', async ({ event }) => this.onMessage(event as unknown as SlackMessageEvent));
+    app.event('app_mention', async ({ event }) => this.onMessage(event as unknown as SlackMessageEvent));
+    app.action(/^wa:/, async ({ ack, body, action }) => {
+      await ack();
+      await this.onButton(
+        body as unknown as { user: { id: string }; channel?: { id: string } },
+        action as { action_id: string },
+      );
+    });
+    const socket = receiver.client;
+    socket.on('connected', () => this.setState('connected'));
+    socket.on('reconnecting', () => this.setState('reconnecting', 'the Socket Mode connection dropped'));
+    socket.on('close', () => {
+      if (!this.stopping) this.setState('reconnecting', 'the Socket Mode connection dropped');
+    });
+    this.app = app;
+    this.attachPlatform();
+    try {
+      await app.start();
+      this.setState('connected');
+    } catch (error) {
+      this.setState('failed', fatalReason(error));
+      throw error;
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.detachPlatform();
+    await this.app?.stop().catch(() => {});
+    this.setState('stopped');
+  }
+
+  private async onMessage(event: SlackMessageEvent): Promise<void> {
+    if (event.bot_id || !event.user) return;
+    if (event.subtype && event.subtype !== 'file_share') return;
+    const direct = event.channel_type === 'im' || event.channel.startsWith('D');
+    const mention = `<@${this.botUserId}>`;
+    const raw = event.text ?? '';
+    const mentioned = this.botUserId !== '' && raw.includes(mention);
+    const text = raw.split(mention).join('').trim();
+    const chatId = direct ? event.channel : `${event.channel}/${event.thread_ts ?? event.ts}`;
+    const { notes, media } = await this.fetchFiles(event.files ?? []).catch((error: unknown) => {
+      this.slack.onError?.(error);
+      return {
+        notes: ['[a file came with this message, but it could not be downloaded]'],
+        media: [] as ImagePart[],
+      };
+    });
+    this.receive({
+      platformId: event.ts,
+      senderId: event.user,
+      chatId,
+      text: [text, ...notes].filter(Boolean).join('\n'),
+      ...(direct ? {} : { group: { mentioned, repliedToBot: false, id: event.channel } }),
+      ...(media.length ? { media } : {}),
+    });
+  }
+
+  private async fetchFiles(files: NonNullable<SlackMessageEvent['files']>) {
+    const notes: string[] = [];
+    const media: ImagePart[] = [];
+    const config = this.slack.config();
+    for (const file of files.slice(0, 10)) {
+      const name = file.name ?? 'file';
+      const url = file.url_private_download;
+      if (!url || (file.size ?? 0) > config.maxFileBytes) {
+        notes.push(`[file ${name} was not downloaded (missing or over the size limit)]`);
+        continue;
+      }
+      // The bot token goes only to Slack's own hosts (or the configured API host), never to a planted URL.
+      const host = new URL(url).hostname;
+      if (!/(^|\.)slack(-edge)?\.com$/.test(host) && host !== new URL(config.apiUrl).hostname) {
+        notes.push(`[file ${name} is hosted outside Slack; not downloaded]`);
+        continue;
+      }
+      const response = await fetch(url, { headers: { authorization: `Bearer ${config.botToken}` } });
+      if (!response.ok) throw new Error(`file download answered ${response.status}`);
+      const bytes = Buffer.from(await response.arrayBuffer());
+      if (IMAGE_TYPES.has(file.mimetype ?? '') && media.length < 4)
+        media.push({
+          type: 'image',
+          mediaType: file.mimetype as ImagePart['mediaType'],
+          data: bytes.toString('base64'),
+        });
+      else
+        notes.push(
+          `[file saved to ${await saveInboxFile(this.slack.workspace(), name, bytes)} (${bytes.length} bytes)]`,
+        );
+    }
+    return { notes, media };
+  }
+
+  private async onButton(
+    body: { user: { id: string }; channel?: { id: string } },
+    action: { action_id: string },
+  ) {
+    const parsed = parseApprovalButton(action.action_id);
+    if (!parsed) return;
+    const result = await this.answerPresented(body.user.id, parsed.shortId, parsed.choice);
+    if (!result.ok && body.channel)
+      await this.app!.client.chat.postEphemeral({
+        channel: body.channel.id,
+        user: body.user.id,
+        text: result.message,
+      });
+  }
+
+  protected async sendText(chatId: string, text: string, options: { notice: boolean }): Promise<void> {
+    await this.app!.client.chat.postMessage({
+      ...whereOf(chatId),
+      text: options.notice ? escapeSlack(text) : toSlackMrkdwn(text),
+      unfurl_links: false,
+    });
+  }
+
+  protected override async sendFile(chatId: string, file: Attachment): Promise<void> {
+    const where = whereOf(chatId);
+    const upload = {
+      channel_id: where.channel,
+      file: await readFile(file.path),
+      filename: file.name.split('/').pop() ?? 'file',
+    };
+    await this.app!.client.files.uploadV2(
+      where.thread_ts ? { ...upload, thread_ts: where.thread_ts } : upload,
+    );
+  }
+
+  protected override async postStatus(chatId: string, text: string, handle?: string) {
+    const client = this.app!.client;
+    const where = whereOf(chatId);
+    if (!handle)
+      return String((await client.chat.postMessage({ ...where, text: escapeSlack(text) })).ts ?? '');
+    await client.chat.update({ channel: where.channel, ts: handle, text: escapeSlack(text) });
+    return handle;
+  }
+
+  override async presentApproval(request: ApprovalRequest): Promise<void> {
+    this.rememberApproval(request);
+    const text = escapeSlack(describeApprovalText(request, true));
+    const where = whereOf(request.chatId);
+    const sent = await this.app!.client.chat.postMessage({
+      ...where,
+      text,
+      blocks: [
+        { type: 'section', text: { type: 'mrkdwn', text: text.slice(0, 2900) } },
+        {
+          type: 'actions',
+          elements: request.choices.map((choice) => ({
+            type: 'button',
+            text: { type: 'plain_text', text: LABELS[choice] },
+            action_id: approvalButtonData(request, choice),
+            ...(choice === 'deny' ? { style: 'danger' } : choice === 'once' ? { style: 'primary' } : {}),
+          })),
+        },
+      ],
+    });
+    if (sent.ts) this.approvalMessages.set(request.id, { channel: where.channel, ts: sent.ts, text });
+  }
+
+  override async approvalResolved(event: Extract<ApprovalEvent, { type: 'approval-resolved' }>) {
+    await super.approvalResolved(event);
+    const shown = event.id ? this.approvalMessages.get(event.id) : undefined;
+    if (!shown || !event.id) return;
+    this.approvalMessages.delete(event.id);
+    const outcome =
+      event.outcome === 'timeout'
+        ? 'no answer in time: denied'
+        : `${event.outcome}${event.by ? ` (by ${event.by})` : ''}`;
+    // Replacing the message without its buttons: a late click then has nothing to act on.
+    await this.app!.client.chat.update({
+      channel: shown.channel,
+      ts: shown.ts,
+      text: `${shown.text}\n\n→ ${escapeSlack(outcome)}`,
+      blocks: [],
+    });
+  }
+}
+
+function fatalReason(error: unknown): string {
+  const code = (error as { data?: { error?: string } }).data?.error ?? (error as Error).message;
+  if (/invalid_auth|not_authed|token_revoked|account_inactive/.test(code))
+    return `Slack refused a token (${code}): check channels.slack.bot_token and app_token`;
+  return String(code);
+}

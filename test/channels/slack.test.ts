@@ -1,0 +1,173 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp, type WrenApp } from '../../src/app.js';
+import { type FakeSlack, SLACK_BOT, startFakeSlack } from '../fakes/fake-slack-server.js';
+import { ScriptedModel } from '../support/scripted-model.js';
+import { makeHome, waitFor } from '../support/wren-home.js';
+
+const BOT_TOKEN = 'xoxb-test-0123456789';
+const APP_TOKEN = 'xapp-test-0123456789';
+const OWNER = 'U0OWNER01';
+const STRANGER = 'U0STRANGE';
+const DM = 'D0OWNERDM';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function start(extra = '') {
+  const slack = await startFakeSlack({ botToken: BOT_TOKEN, appToken: APP_TOKEN });
+  cleanups.push(() => slack.close());
+  const home = makeHome(
+    [
+      'gate:',
+      '  mode: ask',
+      'channels:',
+      '  slack:',
+      '    bot_token: ${SLACK_BOT_TOKEN}',
+      '    app_token: ${SLACK_APP_TOKEN}',
+      `    owner: [${OWNER}]`,
+      `    api_url: ${slack.apiUrl}`,
+      extra,
+    ].join('\n'),
+  );
+  const model = new ScriptedModel();
+  const app = await createApp({
+    home,
+    model,
+    probeLocalModels: false,
+    channels: true,
+    env: { PATH: process.env['PATH'], SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: APP_TOKEN },
+  });
+  cleanups.push(() => app.close(1000));
+  await waitFor(() => state(app) === 'connected');
+  return { app, slack, model };
+}
+
+function state(app: WrenApp) {
+  return app.channels.status().find((status) => status.name === 'slack')?.state;
+}
+
+const textsTo = (slack: FakeSlack, channel: string) =>
+  slack
+    .sent()
+    .filter((call) => call.body['channel'] === channel)
+    .map((call) => String(call.body['text']));
+
+describe('the Slack channel (Socket Mode against a fake Slack)', () => {
+  it('answers the owner in mrkdwn; a stranger gets nothing and costs no model call; events are acked', async () => {
+    const { slack, model } = await start();
+    model.script({ text: 'Hello **there**' });
+    slack.message({ user: STRANGER, channel: 'D0STRANGE', text: 'let me in' });
+    slack.message({ user: OWNER, channel: DM, text: 'hi' });
+    await waitFor(() => textsTo(slack, DM).length === 1);
+    expect(textsTo(slack, DM)).toEqual(['Hello *there*']);
+    expect(model.requests).toHaveLength(1);
+    expect(textsTo(slack, 'D0STRANGE')).toEqual([]);
+    expect(slack.acks.size).toBeGreaterThanOrEqual(2);
+  });
+
+  it('processes a redelivered event once', async () => {
+    const { slack, model } = await start();
+    model.script({ text: 'once' }, { text: 'twice?' });
+    const ts = slack.message({ user: OWNER, channel: DM, text: 'hello' });
+    slack.message({ user: OWNER, channel: DM, text: 'hello', ts });
+    await waitFor(() => textsTo(slack, DM).length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('answers a mention in a listed channel in a thread, ignores the rest of the channel', async () => {
+    const { slack, model } = await start('    groups: [C0TEAM001]');
+    model.script({ text: 'threaded answer' });
+    slack.message({ user: OWNER, channel: 'C0TEAM001', text: 'just chatting' });
+    const ts = slack.message({ user: OWNER, channel: 'C0TEAM001', text: `<@${SLACK_BOT.userId}> summarise` });
+    slack.message({ user: OWNER, channel: 'C0OTHER01', text: `<@${SLACK_BOT.userId}> here too?` });
+    await waitFor(() => textsTo(slack, 'C0TEAM001').length === 1);
+    const reply = slack.sent().find((call) => call.body['channel'] === 'C0TEAM001')!;
+    expect(reply.body['thread_ts']).toBe(ts);
+    expect(model.requests).toHaveLength(1);
+    expect(JSON.stringify(model.requests[0]!.messages.at(-1))).toContain('summarise');
+  });
+
+  it('splits a long reply and retries a 429 after Retry-After', async () => {
+    const { slack, model } = await start();
+    slack.failNext('chat.postMessage', { status: 429, retryAfter: 1 });
+    const paragraph = `${'word '.repeat(150).trim()}.`;
+    model.script({ text: Array.from({ length: 10 }, () => paragraph).join('\n\n') });
+    slack.message({ user: OWNER, channel: DM, text: 'long please' });
+    await waitFor(() => textsTo(slack, DM).length >= 2, 15_000);
+    const attempts = slack.sent().filter((call) => call.body['channel'] === DM);
+    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(900);
+    for (const text of textsTo(slack, DM)) expect(text.length).toBeLessThanOrEqual(4000);
+    // The first attempt was answered 429; every word arrives once in the sends after it.
+    const words = () => textsTo(slack, DM).slice(1).join(' ').split('word').length - 1;
+    await waitFor(() => words() === 10 * 150);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(words()).toBe(10 * 150);
+  });
+
+  it('reconnects after the socket drops', async () => {
+    const { app, slack, model } = await start();
+    const seen: string[] = [];
+    const timer = setInterval(() => seen.push(state(app) ?? ''), 20);
+    cleanups.push(async () => clearInterval(timer));
+    slack.disconnect();
+    await waitFor(() => seen.includes('reconnecting'));
+    await waitFor(() => slack.connections() >= 2 && state(app) === 'connected', 20_000);
+    model.script({ text: 'back' });
+    slack.message({ user: OWNER, channel: DM, text: 'still there?' });
+    await waitFor(() => textsTo(slack, DM).includes('back'));
+  }, 30_000);
+
+  it('asks a held call with buttons: a stranger’s click changes nothing, the owner’s runs it', async () => {
+    const { app, slack, model } = await start();
+    model.script(
+      { toolCalls: [{ name: 'exec', arguments: { command: 'touch from-slack.txt' } }] },
+      { text: 'Done.' },
+    );
+    slack.message({ user: OWNER, channel: DM, text: 'make the file' });
+    const question = await slack.waitFor(
+      (call) => call.method === 'chat.postMessage' && Array.isArray(call.body['blocks']),
+    );
+    const actions = (
+      question.body['blocks'] as Array<{ type: string; elements?: Array<{ action_id: string }> }>
+    ).find((block) => block.type === 'actions')!.elements!;
+    const once = actions.find((element) => element.action_id.startsWith('wa:once:'))!.action_id;
+    slack.click(STRANGER, once, DM);
+    await slack.waitFor(
+      (call) => call.method === 'chat.postEphemeral' && String(call.body['text']).includes('Only the owner'),
+    );
+    expect(app.gate.approvals.pending()).toHaveLength(1);
+    slack.click(OWNER, once, DM);
+    await waitFor(() => textsTo(slack, DM).includes('Done.'));
+    expect(existsSync(join(app.config().workspace, 'from-slack.txt'))).toBe(true);
+    const updated = await slack.waitFor(
+      (call) => call.method === 'chat.update' && String(call.body['text']).includes('→ once'),
+    );
+    expect(updated.body['blocks']).toEqual([]);
+  });
+
+  it('fails with the reason when Slack refuses the token, and never shows the token', async () => {
+    const slack = await startFakeSlack({ botToken: 'xoxb-other', appToken: APP_TOKEN });
+    cleanups.push(() => slack.close());
+    const home = makeHome(
+      `channels:\n  slack:\n    bot_token: \${SLACK_BOT_TOKEN}\n    app_token: \${SLACK_APP_TOKEN}\n    owner: [${OWNER}]\n    api_url: ${slack.apiUrl}\n`,
+    );
+    const app = await createApp({
+      home,
+      model: new ScriptedModel(),
+      probeLocalModels: false,
+      channels: true,
+      env: { PATH: process.env['PATH'], SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: APP_TOKEN },
+    });
+    cleanups.push(() => app.close(1000));
+    await waitFor(() => state(app) === 'failed');
+    expect(app.channels.status().find((item) => item.name === 'slack')!.detail).toContain(
+      'Slack refused a token',
+    );
+    expect(JSON.stringify(app.status('t'))).not.toContain(BOT_TOKEN);
+  });
+});
