@@ -23,20 +23,24 @@ type Name = keyof ChannelsConfig;
  * rules are read per message, so editing them applies without a reconnect.
  */
 function connection(name: Name, config: ChannelsConfig): string {
-  if (name === 'telegram') {
-    const section = config.telegram;
-    return section?.enabled
-      ? JSON.stringify([section.token, section.mode, section.webhook, section.apiRoot])
-      : '';
+  const section = config[name];
+  if (!section?.enabled) return '';
+  switch (name) {
+    case 'telegram': {
+      const telegram = config.telegram!;
+      return JSON.stringify([telegram.token, telegram.mode, telegram.webhook, telegram.apiRoot]);
+    }
+    case 'slack':
+      return JSON.stringify([config.slack!.botToken, config.slack!.appToken, config.slack!.apiUrl]);
+    case 'discord':
+      return JSON.stringify([config.discord!.token, config.discord!.apiUrl, config.discord!.slashCommand]);
+    case 'wecom':
+      return JSON.stringify([config.wecom!.botId, config.wecom!.secret, config.wecom!.wsUrl]);
+    case 'email': {
+      const email = config.email!;
+      return JSON.stringify([email.address, email.password, email.imap, email.smtp, email.mailbox]);
+    }
   }
-  if (name === 'slack') {
-    const section = config.slack;
-    return section?.enabled ? JSON.stringify([section.botToken, section.appToken, section.apiUrl]) : '';
-  }
-  const section = config.email;
-  return section?.enabled
-    ? JSON.stringify([section.address, section.password, section.imap, section.smtp, section.mailbox])
-    : '';
 }
 
 /**
@@ -65,6 +69,14 @@ export function configuredChannels(options: ConfiguredChannelsOptions) {
       const { SlackChannel } = await import('./channels/slack/slack-channel.js');
       return new SlackChannel({ ...common, config: () => current.slack! });
     }
+    if (name === 'discord') {
+      const { DiscordChannel } = await import('./channels/discord/discord-channel.js');
+      return new DiscordChannel({ ...common, config: () => current.discord! });
+    }
+    if (name === 'wecom') {
+      const { WecomChannel } = await import('./channels/wecom/wecom-channel.js');
+      return new WecomChannel({ ...common, config: () => current.wecom! });
+    }
     const { EmailChannel } = await import('./channels/email/email-channel.js');
     return new EmailChannel({ ...common, config: () => current.email!, onWatched: options.onMailTrigger });
   };
@@ -72,7 +84,7 @@ export function configuredChannels(options: ConfiguredChannelsOptions) {
   const applyNow = async (next: ChannelsConfig) => {
     const previous = current;
     current = next;
-    for (const name of ['telegram', 'slack', 'email'] as const) {
+    for (const name of ['telegram', 'slack', 'discord', 'wecom', 'email'] as const) {
       if (connection(name, next) === connection(name, previous)) continue;
       await options.manager.stop(name);
       if (!next[name]?.enabled) continue;

@@ -1,19 +1,25 @@
 import * as z from 'zod';
+import { type DiscordConfig, discordSectionSchema, toDiscordConfig } from './discord/discord-config.js';
 import { type EmailConfig, emailSectionSchema, toEmailConfig } from './email/email-config.js';
 import { type SlackConfig, slackSectionSchema, toSlackConfig } from './slack/slack-config.js';
 import { type TelegramConfig, telegramSectionSchema, toTelegramConfig } from './telegram/telegram-config.js';
+import { toWecomConfig, type WecomConfig, wecomSectionSchema } from './wecom/wecom-config.js';
 
 /** `channels:` in config.yaml: one optional section per chat platform (each schema lives in its folder). */
 export const channelsSectionSchema = z.strictObject({
   telegram: telegramSectionSchema.optional(),
   email: emailSectionSchema.optional(),
   slack: slackSectionSchema.optional(),
+  discord: discordSectionSchema.optional(),
+  wecom: wecomSectionSchema.optional(),
 });
 
 export interface ChannelsConfig {
   readonly telegram?: TelegramConfig;
   readonly email?: EmailConfig;
   readonly slack?: SlackConfig;
+  readonly discord?: DiscordConfig;
+  readonly wecom?: WecomConfig;
 }
 
 export function toChannelsConfig(section: z.output<typeof channelsSectionSchema>): ChannelsConfig {
@@ -21,6 +27,8 @@ export function toChannelsConfig(section: z.output<typeof channelsSectionSchema>
     ...(section.telegram ? { telegram: toTelegramConfig(section.telegram) } : {}),
     ...(section.email ? { email: toEmailConfig(section.email) } : {}),
     ...(section.slack ? { slack: toSlackConfig(section.slack) } : {}),
+    ...(section.discord ? { discord: toDiscordConfig(section.discord) } : {}),
+    ...(section.wecom ? { wecom: toWecomConfig(section.wecom) } : {}),
   };
 }
 
@@ -33,5 +41,7 @@ export function channelSecrets(config: ChannelsConfig): string[] {
   }
   if (config.email) secrets.push(config.email.password);
   if (config.slack) secrets.push(config.slack.botToken, config.slack.appToken);
+  if (config.discord) secrets.push(config.discord.token);
+  if (config.wecom) secrets.push(config.wecom.secret);
   return secrets;
 }

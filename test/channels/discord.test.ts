@@ -1,0 +1,122 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp, type WrenApp } from '../../src/app.js';
+import { type FakeDiscord, startFakeDiscord } from '../fakes/fake-discord-server.js';
+import { ScriptedModel } from '../support/scripted-model.js';
+import { makeHome, waitFor } from '../support/wren-home.js';
+
+const TOKEN = 'discord-test-token.0123456789.abcdefghijkl';
+const OWNER = '100000000000000001';
+const STRANGER = '100000000000000666';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function start() {
+  const discord = await startFakeDiscord({ token: TOKEN });
+  cleanups.push(() => discord.close());
+  const home = makeHome(
+    [
+      'gate:',
+      '  mode: ask',
+      'channels:',
+      '  discord:',
+      '    token: ${DISCORD_BOT_TOKEN}',
+      `    owner: ["${OWNER}"]`,
+      `    api_url: ${discord.apiUrl}`,
+    ].join('\n'),
+  );
+  const model = new ScriptedModel();
+  const app = await createApp({
+    home,
+    model,
+    probeLocalModels: false,
+    channels: true,
+    scheduler: 'run',
+    env: { PATH: process.env['PATH'], DISCORD_BOT_TOKEN: TOKEN },
+  });
+  cleanups.push(() => app.close(1000));
+  await waitFor(() => state(app) === 'connected');
+  return { app, discord, model };
+}
+
+function state(app: WrenApp) {
+  return app.channels.status().find((status) => status.name === 'discord')?.state;
+}
+
+const contents = (discord: FakeDiscord, channel: string) =>
+  discord.posted(channel).map((call) => String(call.body['content'] ?? ''));
+
+describe('the Discord channel (against a fake REST API and gateway)', () => {
+  it('answers the owner in a DM with mentions disabled; a stranger costs nothing; registers /wren', async () => {
+    const { discord, model } = await start();
+    await discord.waitFor((call) => call.route === 'PUT /applications/:id/commands');
+    model.script({ text: 'Hello @everyone' });
+    discord.dm({ from: STRANGER, content: 'let me in' });
+    discord.dm({ from: OWNER, content: 'hi' });
+    const dm = discord.dmOf(OWNER);
+    await waitFor(() => contents(discord, dm).length === 1);
+    expect(contents(discord, dm)).toEqual(['Hello @everyone']);
+    expect(discord.posted(dm)[0]!.body['allowed_mentions']).toEqual({ parse: [] });
+    expect(model.requests).toHaveLength(1);
+    expect(contents(discord, discord.dmOf(STRANGER))).toEqual([]);
+  });
+
+  it('processes a redelivered message once and splits a long reply at 2,000 characters', async () => {
+    const { discord, model } = await start();
+    const paragraph = `${'word '.repeat(100).trim()}.`;
+    model.script({ text: Array.from({ length: 8 }, () => paragraph).join('\n\n') });
+    const id = discord.dm({ from: OWNER, content: 'long please' });
+    discord.dm({ from: OWNER, content: 'long please', id });
+    const dm = discord.dmOf(OWNER);
+    await waitFor(() => contents(discord, dm).join(' ').split('word').length - 1 === 800);
+    for (const text of contents(discord, dm)) expect(text.length).toBeLessThanOrEqual(2000);
+    expect(contents(discord, dm).length).toBeGreaterThan(1);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('retries a send answered 429 after retry_after', async () => {
+    const { discord, model } = await start();
+    discord.failNext('POST /channels/:id/messages', { status: 429, retryAfter: 1 });
+    model.script({ text: 'after waiting' });
+    discord.dm({ from: OWNER, content: 'go' });
+    const dm = discord.dmOf(OWNER);
+    // The refused attempt is recorded too: wait for the retry after it.
+    await waitFor(() => contents(discord, dm).filter((text) => text === 'after waiting').length === 2, 15_000);
+    const [first, second] = discord.posted(dm);
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(900);
+  });
+
+  it('resumes after the gateway drops the connection', async () => {
+    const { app, discord, model } = await start();
+    discord.disconnect();
+    await waitFor(() => discord.resumes() + discord.identifies() >= 2 && state(app) === 'connected', 20_000);
+    model.script({ text: 'back again' });
+    discord.dm({ from: OWNER, content: 'there?' });
+    await waitFor(() => contents(discord, discord.dmOf(OWNER)).includes('back again'));
+  }, 30_000);
+
+  it('asks a held call with buttons: a stranger’s click is refused, the owner’s runs it', async () => {
+    const { app, discord, model } = await start();
+    model.script(
+      { toolCalls: [{ name: 'exec', arguments: { command: 'touch from-discord.txt' } }] },
+      { text: 'Done.' },
+    );
+    discord.dm({ from: OWNER, content: 'make the file' });
+    const dm = discord.dmOf(OWNER);
+    await waitFor(() => discord.posted(dm).some((call) => Array.isArray(call.body['components'])));
+    const question = discord.posted(dm).find((call) => Array.isArray(call.body['components']))!;
+    const row = (question.body['components'] as Array<{ components: Array<{ custom_id: string }> }>)[0]!;
+    const once = row.components.find((button) => button.custom_id.startsWith('wa:once:'))!.custom_id;
+    discord.click(STRANGER, once, dm);
+    const refused = await discord.waitFor((call) => call.route === 'POST /interactions/:id/:token/callback');
+    expect(JSON.stringify(refused.body)).toContain('Only the owner');
+    expect(app.gate.approvals.pending()).toHaveLength(1);
+    discord.click(OWNER, once, dm);
+    await waitFor(() => contents(discord, dm).includes('Done.'));
+    expect(existsSync(join(app.config().workspace, 'from-discord.txt'))).toBe(true);
+  });
+});

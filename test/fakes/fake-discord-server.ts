@@ -1,0 +1,273 @@
+/**
+ * A fake Discord on 127.0.0.1 for channel tests: the REST API (`/api/v10/...`, `Authorization: Bot <token>`,
+ * 429 with `retry_after`) and the gateway WebSocket that `GET /gateway/bot` points to (HELLO, IDENTIFY →
+ * READY, heartbeats acked, RESUME → RESUMED, dispatches with sequence numbers), in plain JSON frames.
+ *
+ * ```ts
+ * const discord = await startFakeDiscord({ token });
+ * discord.dm({ from: OWNER, content: 'hi' });                  // MESSAGE_CREATE in the owner's DM
+ * await discord.waitFor((call) => call.route === 'POST /channels/:id/messages');
+ * ```
+ */
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type WebSocket, WebSocketServer } from 'ws';
+
+export const DISCORD_BOT = {
+  id: '900000000000000001',
+  username: 'wren',
+  discriminator: '0',
+  bot: true,
+  avatar: null,
+  global_name: 'Wren',
+};
+export const DISCORD_APP = '900000000000000002';
+export const GUILD = '700000000000000001';
+
+export interface DiscordCall {
+  /** `METHOD /path` with ids replaced by `:id` (e.g. `POST /channels/:id/messages`). */
+  route: string;
+  path: string;
+  body: Record<string, unknown>;
+  at: number;
+}
+
+const user = (id: string) => ({
+  id,
+  username: `user${id.slice(-4)}`,
+  discriminator: '0',
+  global_name: null,
+  avatar: null,
+  bot: false,
+});
+
+export async function startFakeDiscord(options: { token: string }) {
+  const calls: DiscordCall[] = [];
+  const failures = new Map<string, Array<{ status: number; retryAfter: number }>>();
+  const sockets = new Set<WebSocket>();
+  let seq = 0;
+  let nextId = 800_000_000_000_000_000n;
+  let identifies = 0;
+  let resumes = 0;
+  const id = () => String(++nextId);
+  const dmChannels = new Map<string, string>(); // user id → DM channel id
+
+  const readBody = async (request: IncomingMessage): Promise<Record<string, unknown>> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString();
+    if ((request.headers['content-type'] ?? '').includes('json')) return JSON.parse(raw || '{}');
+    const json = /name="payload_json"\r\n(?:Content-Type: [^\r]*\r\n)?\r\n([^\r]*)\r\n/.exec(raw)?.[1];
+    return json ? { ...JSON.parse(json), multipart: true } : {};
+  };
+
+  const message = (channelId: string, body: Record<string, unknown>, messageId = id()) => ({
+    id: messageId,
+    channel_id: channelId,
+    author: DISCORD_BOT,
+    content: body['content'] ?? '',
+    timestamp: new Date().toISOString(),
+    edited_timestamp: null,
+    tts: false,
+    mention_everyone: false,
+    mentions: [],
+    mention_roles: [],
+    attachments: [],
+    embeds: [],
+    components: body['components'] ?? [],
+    pinned: false,
+    type: 0,
+  });
+
+  const server = createServer((request, response) => {
+    void (async () => {
+      const path = (request.url ?? '/').replace(/^\/api\/v\d+/, '').split('?')[0]!;
+      const route = `${request.method} ${path.replace(/\/\d{15,22}(?=\/|$)/g, '/:id').replace(/\/interactions\/:id\/[^/]+/, '/interactions/:id/:token')}`;
+      const json = (status: number, body?: unknown, headers: Record<string, string> = {}) => {
+        if (status === 204) return void response.writeHead(204, headers).end();
+        response
+          .writeHead(status, { 'content-type': 'application/json', ...headers })
+          .end(JSON.stringify(body));
+      };
+      const body = await readBody(request);
+      calls.push({ route, path, body, at: Date.now() });
+      if (request.headers.authorization !== `Bot ${options.token}` && !route.startsWith('POST /interactions'))
+        return json(401, { message: '401: Unauthorized', code: 0 });
+      const failure = failures.get(route)?.shift();
+      if (failure)
+        return json(
+          failure.status,
+          { message: 'You are being rate limited.', retry_after: failure.retryAfter, global: false },
+          {
+            'retry-after': String(failure.retryAfter),
+            'x-ratelimit-scope': 'user',
+            'x-ratelimit-limit': '5',
+            'x-ratelimit-remaining': '0',
+            'x-ratelimit-reset-after': String(failure.retryAfter),
+            'x-ratelimit-bucket': 'b1',
+          },
+        );
+      const channelId = /\/channels\/(\d+)/.exec(path)?.[1] ?? '';
+      switch (route) {
+        case 'GET /gateway/bot':
+          return json(200, {
+            url: `ws://127.0.0.1:${port}`,
+            shards: 1,
+            session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 },
+          });
+        case 'GET /users/@me':
+          return json(200, DISCORD_BOT);
+        case 'GET /users/:id':
+          return json(200, user(path.split('/').pop()!));
+        case 'POST /users/@me/channels': {
+          const recipient = String(body['recipient_id']);
+          const dm = dmChannels.get(recipient) ?? id();
+          dmChannels.set(recipient, dm);
+          return json(200, { id: dm, type: 1, recipients: [user(recipient)], last_message_id: null });
+        }
+        case 'GET /channels/:id':
+          return json(200, { id: channelId, type: 1, recipients: [user('100000000000000009')] });
+        case 'POST /channels/:id/messages':
+          return json(200, message(channelId, body));
+        case 'PATCH /channels/:id/messages/:id':
+          return json(200, message(channelId, body, path.split('/').pop()));
+        case 'POST /channels/:id/typing':
+          return json(204);
+        case 'PUT /applications/:id/commands':
+          return json(200, []);
+        default:
+          if (route.startsWith('POST /interactions')) return json(204);
+          return json(200, {});
+      }
+    })();
+  });
+
+  const wss = new WebSocketServer({ server });
+  const send = (socket: WebSocket, payload: unknown) => socket.send(JSON.stringify(payload));
+  const dispatch = (t: string, d: unknown) => {
+    seq++;
+    for (const socket of sockets) send(socket, { op: 0, s: seq, t, d });
+  };
+  wss.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('message', (data) => {
+      const frame = JSON.parse(data.toString()) as { op: number; d: unknown };
+      if (frame.op === 1) send(socket, { op: 11, d: null });
+      if (frame.op === 2) {
+        identifies++;
+        seq++;
+        send(socket, {
+          op: 0,
+          s: seq,
+          t: 'READY',
+          d: {
+            v: 10,
+            user: DISCORD_BOT,
+            guilds: [],
+            session_id: `session-${identifies}`,
+            resume_gateway_url: `ws://127.0.0.1:${port}`,
+            application: { id: DISCORD_APP, flags: 0 },
+            private_channels: [],
+          },
+        });
+      }
+      if (frame.op === 6) {
+        resumes++;
+        seq++;
+        send(socket, { op: 0, s: seq, t: 'RESUMED', d: {} });
+      }
+    });
+    send(socket, { op: 10, d: { heartbeat_interval: 41_250 } });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    apiUrl: `http://127.0.0.1:${port}/api`,
+    calls,
+    identifies: () => identifies,
+    resumes: () => resumes,
+    /** Messages the bot posted to `channel`, in order. */
+    posted: (channel: string) =>
+      calls.filter(
+        (call) => call.route === 'POST /channels/:id/messages' && call.path.includes(`/channels/${channel}/`),
+      ),
+    /** The DM channel id of `userId` (made on first use). */
+    dmOf(userId: string): string {
+      const dm = dmChannels.get(userId) ?? id();
+      dmChannels.set(userId, dm);
+      return dm;
+    },
+    /** A message from `from` in their DM; returns its id. */
+    dm(message: { from: string; content: string; id?: string }): string {
+      const messageId = message.id ?? id();
+      dispatch('MESSAGE_CREATE', {
+        id: messageId,
+        channel_id: this.dmOf(message.from),
+        // Discord marks DM messages with their channel type (1): clients build the DM channel from it.
+        channel_type: 1,
+        author: user(message.from),
+        content: message.content,
+        timestamp: new Date().toISOString(),
+        edited_timestamp: null,
+        tts: false,
+        mention_everyone: false,
+        mentions: [],
+        mention_roles: [],
+        attachments: [],
+        embeds: [],
+        pinned: false,
+        type: 0,
+      });
+      return messageId;
+    },
+    /** A click on a button with `customId` by `from`, on a message in channel `channel`. */
+    click(from: string, customId: string, channel: string): string {
+      const interaction = id();
+      dispatch('INTERACTION_CREATE', {
+        id: interaction,
+        application_id: DISCORD_APP,
+        type: 3,
+        token: `token-${interaction}`,
+        version: 1,
+        channel_id: channel,
+        channel: { id: channel, type: 1 },
+        user: user(from),
+        data: { custom_id: customId, component_type: 2 },
+        message: message(channel, { content: 'question' }),
+        locale: 'en-US',
+        entitlements: [],
+        authorizing_integration_owners: {},
+        app_permissions: '0',
+      });
+      return interaction;
+    },
+    failNext(route: string, ...list: Array<{ status: number; retryAfter: number }>): void {
+      failures.set(route, [...(failures.get(route) ?? []), ...list]);
+    },
+    /** Closes every gateway connection with a resumable code. */
+    disconnect(): void {
+      for (const socket of sockets) socket.close(4000, 'test disconnect');
+    },
+    async waitFor(check: (call: DiscordCall) => boolean, timeoutMs = 10_000): Promise<DiscordCall> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = calls.find(check);
+        if (found) return found;
+        if (Date.now() > deadline)
+          throw new Error(
+            `no matching Discord call in ${timeoutMs} ms: ${calls.map((call) => call.route).join(', ')}`,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    close(): Promise<void> {
+      for (const socket of sockets) socket.terminate();
+      wss.close();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export type FakeDiscord = Awaited<ReturnType<typeof startFakeDiscord>>;
