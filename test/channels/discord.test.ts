@@ -85,7 +85,10 @@ describe('the Discord channel (against a fake REST API and gateway)', () => {
     discord.dm({ from: OWNER, content: 'go' });
     const dm = discord.dmOf(OWNER);
     // The refused attempt is recorded too: wait for the retry after it.
-    await waitFor(() => contents(discord, dm).filter((text) => text === 'after waiting').length === 2, 15_000);
+    await waitFor(
+      () => contents(discord, dm).filter((text) => text === 'after waiting').length === 2,
+      15_000,
+    );
     const [first, second] = discord.posted(dm);
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(900);
   });

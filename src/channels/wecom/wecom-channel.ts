@@ -89,8 +89,11 @@ export class WecomChannel extends PlatformChannel {
         : body.msgtype === 'voice'
           ? (body.voice?.content ?? '[a voice message without a transcript]')
           : `[a ${body.msgtype} message; Wren reads text and voice here]`;
-    const inbound = `${this.name}:${chatId}:${body.msgid}`;
-    this.frames.set(inbound, frame);
+    // Kept before the turn starts (a command may be answered at once) and dropped again unless this message
+    // started a turn; a repeat of the same id must not replace the frame the first one is answered on.
+    const key = `${this.name}:${chatId}:${body.msgid}`;
+    const previous = this.frames.get(key);
+    this.frames.set(key, frame);
     if (this.frames.size > 500) this.frames.delete(this.frames.keys().next().value as string);
     const result = this.receive({
       platformId: body.msgid,
@@ -101,7 +104,9 @@ export class WecomChannel extends PlatformChannel {
       ...(group ? { group: { mentioned: true, repliedToBot: false } } : {}),
       ...(body.quote?.text?.content ? { quote: body.quote.text.content } : {}),
     });
-    if (result !== 'accepted') this.frames.delete(inbound);
+    if (result === 'accepted') return;
+    if (previous) this.frames.set(key, previous);
+    else this.frames.delete(key);
   }
 
   /** A reply on its request frame; anything else through the proactive-send command. */

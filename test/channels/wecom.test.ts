@@ -1,0 +1,104 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp, type WrenApp } from '../../src/app.js';
+import { type FakeWecom, startFakeWecom } from '../fakes/fake-wecom-server.js';
+import { ScriptedModel } from '../support/scripted-model.js';
+import { makeHome, waitFor } from '../support/wren-home.js';
+
+const BOT = 'aibot-test-1';
+const SECRET = 'wecom-secret-0123456789';
+const OWNER = 'zhangsan';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function start(secret = SECRET) {
+  const wecom = await startFakeWecom({ botId: BOT, secret: SECRET });
+  cleanups.push(() => wecom.close());
+  const home = makeHome(
+    [
+      'channels:',
+      '  wecom:',
+      '    bot_id: ${WECOM_BOT_ID}',
+      '    secret: ${WECOM_BOT_SECRET}',
+      `    owner: [${OWNER}]`,
+      `    ws_url: ${wecom.wsUrl}`,
+    ].join('\n'),
+  );
+  const model = new ScriptedModel();
+  const app = await createApp({
+    home,
+    model,
+    probeLocalModels: false,
+    channels: true,
+    scheduler: 'run',
+    env: { PATH: process.env['PATH'], WECOM_BOT_ID: BOT, WECOM_BOT_SECRET: secret },
+  });
+  cleanups.push(() => app.close(1000));
+  return { app, wecom, model };
+}
+
+function state(app: WrenApp) {
+  return app.channels.status().find((status) => status.name === 'wecom')?.state;
+}
+
+const replies = (wecom: FakeWecom) =>
+  wecom
+    .sent('aibot_respond_msg')
+    .map((frame) => frame as { headers: { req_id: string }; body?: Record<string, unknown> });
+
+describe('the WeCom channel (against a fake long connection)', () => {
+  it('answers the owner on the request frame; a stranger costs nothing; a redelivery is processed once', async () => {
+    const { app, wecom, model } = await start();
+    await waitFor(() => state(app) === 'connected');
+    model.script({ text: 'Hello **there**' });
+    wecom.text({ userid: 'lisi', content: 'let me in' });
+    const reqId = wecom.text({ userid: OWNER, content: 'hi', msgid: 'm-1' });
+    wecom.text({ userid: OWNER, content: 'hi', msgid: 'm-1' });
+    await waitFor(() => replies(wecom).length === 1);
+    const [reply] = replies(wecom);
+    expect(reply!.headers.req_id).toBe(reqId);
+    expect(reply!.body).toMatchObject({
+      msgtype: 'stream',
+      stream: { finish: true, content: 'Hello **there**' },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('delivers a reminder set in the chat through the proactive send', async () => {
+    const { app, wecom, model } = await start();
+    await waitFor(() => state(app) === 'connected');
+    model.script(
+      { toolCalls: [{ name: 'reminder', arguments: { action: 'add', text: 'drink water', when: 'in 1s' } }] },
+      { text: 'Will do.' },
+    );
+    wecom.text({ userid: OWNER, content: 'remind me to drink water in a second' });
+    await waitFor(
+      () =>
+        wecom
+          .sent('aibot_send_msg')
+          .some(
+            (frame) => frame.body?.['chatid'] === OWNER && JSON.stringify(frame.body).includes('drink water'),
+          ),
+      15_000,
+    );
+  });
+
+  it('reconnects after the connection drops', async () => {
+    const { app, wecom, model } = await start();
+    await waitFor(() => state(app) === 'connected');
+    wecom.disconnect();
+    await waitFor(() => wecom.subscribes() >= 2 && state(app) === 'connected', 20_000);
+    model.script({ text: 'back' });
+    wecom.text({ userid: OWNER, content: 'there?' });
+    await waitFor(() => replies(wecom).some((frame) => JSON.stringify(frame.body).includes('back')));
+  }, 30_000);
+
+  it('shows failed with the reason when WeCom refuses the secret', async () => {
+    const { app } = await start('wrong-secret');
+    await waitFor(() => state(app) === 'failed', 20_000);
+    expect(JSON.stringify(app.status('t'))).not.toContain('wrong-secret');
+  }, 30_000);
+});
