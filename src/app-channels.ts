@@ -36,6 +36,8 @@ function connection(name: Name, config: ChannelsConfig): string {
       return JSON.stringify([config.discord!.token, config.discord!.apiUrl, config.discord!.slashCommand]);
     case 'wecom':
       return JSON.stringify([config.wecom!.botId, config.wecom!.secret, config.wecom!.wsUrl]);
+    case 'feishu':
+      return JSON.stringify([config.feishu!.appId, config.feishu!.appSecret, config.feishu!.domain]);
     case 'email': {
       const email = config.email!;
       return JSON.stringify([email.address, email.password, email.imap, email.smtp, email.mailbox]);
@@ -73,6 +75,10 @@ export function configuredChannels(options: ConfiguredChannelsOptions) {
       const { DiscordChannel } = await import('./channels/discord/discord-channel.js');
       return new DiscordChannel({ ...common, config: () => current.discord! });
     }
+    if (name === 'feishu') {
+      const { FeishuChannel } = await import('./channels/feishu/feishu-channel.js');
+      return new FeishuChannel({ ...common, config: () => current.feishu! });
+    }
     if (name === 'wecom') {
       const { WecomChannel } = await import('./channels/wecom/wecom-channel.js');
       return new WecomChannel({ ...common, config: () => current.wecom! });
@@ -84,7 +90,7 @@ export function configuredChannels(options: ConfiguredChannelsOptions) {
   const applyNow = async (next: ChannelsConfig) => {
     const previous = current;
     current = next;
-    for (const name of ['telegram', 'slack', 'discord', 'wecom', 'email'] as const) {
+    for (const name of ['telegram', 'slack', 'discord', 'feishu', 'wecom', 'email'] as const) {
       if (connection(name, next) === connection(name, previous)) continue;
       await options.manager.stop(name);
       if (!next[name]?.enabled) continue;

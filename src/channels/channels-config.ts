@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { type DiscordConfig, discordSectionSchema, toDiscordConfig } from './discord/discord-config.js';
 import { type EmailConfig, emailSectionSchema, toEmailConfig } from './email/email-config.js';
+import { type FeishuConfig, feishuSectionSchema, toFeishuConfig } from './feishu/feishu-config.js';
 import { type SlackConfig, slackSectionSchema, toSlackConfig } from './slack/slack-config.js';
 import { type TelegramConfig, telegramSectionSchema, toTelegramConfig } from './telegram/telegram-config.js';
 import { toWecomConfig, type WecomConfig, wecomSectionSchema } from './wecom/wecom-config.js';
@@ -12,6 +13,7 @@ export const channelsSectionSchema = z.strictObject({
   slack: slackSectionSchema.optional(),
   discord: discordSectionSchema.optional(),
   wecom: wecomSectionSchema.optional(),
+  feishu: feishuSectionSchema.optional(),
 });
 
 export interface ChannelsConfig {
@@ -20,6 +22,7 @@ export interface ChannelsConfig {
   readonly slack?: SlackConfig;
   readonly discord?: DiscordConfig;
   readonly wecom?: WecomConfig;
+  readonly feishu?: FeishuConfig;
 }
 
 export function toChannelsConfig(section: z.output<typeof channelsSectionSchema>): ChannelsConfig {
@@ -29,6 +32,7 @@ export function toChannelsConfig(section: z.output<typeof channelsSectionSchema>
     ...(section.slack ? { slack: toSlackConfig(section.slack) } : {}),
     ...(section.discord ? { discord: toDiscordConfig(section.discord) } : {}),
     ...(section.wecom ? { wecom: toWecomConfig(section.wecom) } : {}),
+    ...(section.feishu ? { feishu: toFeishuConfig(section.feishu) } : {}),
   };
 }
 
@@ -43,5 +47,6 @@ export function channelSecrets(config: ChannelsConfig): string[] {
   if (config.slack) secrets.push(config.slack.botToken, config.slack.appToken);
   if (config.discord) secrets.push(config.discord.token);
   if (config.wecom) secrets.push(config.wecom.secret);
+  if (config.feishu) secrets.push(config.feishu.appSecret);
   return secrets;
 }

@@ -1,0 +1,221 @@
+import type { Client, WSClient } from '@larksuiteoapi/node-sdk';
+import type { ApprovalEvent, ApprovalRequest } from '../../bus/messages.js';
+import { approvalButtonData, describeApprovalText, parseApprovalButton } from '../approval-text.js';
+import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
+import type { FeishuConfig } from './feishu-config.js';
+
+/** The fields of an `im.message.receive_v1` event Wren reads. */
+interface FeishuMessageEvent {
+  sender?: { sender_id?: { open_id?: string }; sender_type?: string };
+  message?: {
+    message_id: string;
+    chat_id: string;
+    chat_type: 'p2p' | 'group';
+    message_type: string;
+    content: string;
+    parent_id?: string;
+    mentions?: Array<{ key: string; id?: { open_id?: string }; name?: string }>;
+  };
+}
+
+/** The fields of a `card.action.trigger` callback Wren reads. */
+interface FeishuCardAction {
+  operator?: { open_id?: string };
+  action?: { value?: { action?: string } };
+}
+
+const LABELS = { once: 'Allow once', session: 'Allow for this chat', always: 'Always allow', deny: 'Deny' };
+
+export interface FeishuChannelOptions extends Omit<PlatformChannelOptions, 'name' | 'access' | 'progress'> {
+  config: () => FeishuConfig;
+}
+
+/**
+ * Feishu / Lark through the official SDK's long connection (a WebSocket the SDK opens: nothing to expose).
+ * Direct chats are conversations; in a listed group Wren answers when @mentioned. Replies are `post`
+ * messages with Markdown (plain text when refused); approvals are interactive cards whose buttons only the
+ * owner's click answers (the SDK carries `card.action.trigger` over the same connection). The SDK
+ * reconnects itself; its callbacks drive the channel's state.
+ */
+export class FeishuChannel extends PlatformChannel {
+  protected readonly textLimit = 8000;
+  private readonly feishu: FeishuChannelOptions;
+  private client: Client | undefined;
+  private ws: WSClient | undefined;
+  private botOpenId = '';
+  private stopping = false;
+  private readonly approvalMessages = new Map<string, { messageId: string; text: string }>();
+
+  constructor(options: FeishuChannelOptions) {
+    super({ ...options, name: 'feishu', access: () => options.config().access, progress: () => 'off' });
+    this.feishu = options;
+  }
+
+  async start(signal?: AbortSignal): Promise<void> {
+    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    const config = this.feishu.config();
+    const lark = await import('@larksuiteoapi/node-sdk');
+    const logger = {
+      error: (...parts: unknown[]) => this.feishu.onError?.(new Error(parts.map(String).join(' '))),
+      warn() {},
+      info() {},
+      debug() {},
+      trace() {},
+    };
+    const base = { appId: config.appId, appSecret: config.appSecret, domain: config.domain, logger };
+    this.client = new lark.Client(base);
+    const dispatcher = new lark.EventDispatcher({}).register({
+      'im.message.receive_v1': async (data: FeishuMessageEvent) => this.onMessage(data),
+      'card.action.trigger': async (data: FeishuCardAction) => this.onCardAction(data),
+    } as never);
+    this.attachPlatform();
+    this.setState('starting');
+    await new Promise<void>((resolve, reject) => {
+      this.ws = new lark.WSClient({
+        ...base,
+        loggerLevel: lark.LoggerLevel.error,
+        onReady: () => {
+          this.setState('connected');
+          resolve();
+        },
+        onReconnecting: () => {
+          if (!this.stopping) this.setState('reconnecting', 'the long connection dropped');
+        },
+        onReconnected: () => this.setState('connected'),
+        onError: (error: Error) => {
+          this.setState('failed', fatalReason(error));
+          reject(error);
+        },
+      });
+      void this.ws.start({ eventDispatcher: dispatcher }).catch(reject);
+    });
+    this.botOpenId = await this.whoAmI().catch(() => '');
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.detachPlatform();
+    this.ws?.close();
+    this.setState('stopped');
+  }
+
+  /** The bot's own open_id, to tell a mention of Wren from a mention of someone else. */
+  private async whoAmI(): Promise<string> {
+    const answer = (await this.client!.request({ method: 'GET', url: '/open-apis/bot/v3/info' })) as {
+      bot?: { open_id?: string };
+    };
+    return answer.bot?.open_id ?? '';
+  }
+
+  private onMessage(data: FeishuMessageEvent): void {
+    const message = data.message;
+    const sender = data.sender?.sender_id?.open_id;
+    if (!message || !sender || data.sender?.sender_type === 'app') return;
+    let text = '';
+    try {
+      const content = JSON.parse(message.content) as { text?: string };
+      text = content.text ?? `[a ${message.message_type} message; Wren reads text here]`;
+    } catch {
+      text = '';
+    }
+    const mentions = message.mentions ?? [];
+    const mentioned = mentions.some((mention) => !this.botOpenId || mention.id?.open_id === this.botOpenId);
+    for (const mention of mentions) text = text.split(mention.key).join('').trim();
+    this.receive({
+      platformId: message.message_id,
+      senderId: sender,
+      chatId: message.chat_id,
+      text,
+      ...(message.chat_type === 'group' ? { group: { mentioned, repliedToBot: false } } : {}),
+    });
+  }
+
+  private async onCardAction(data: FeishuCardAction) {
+    const parsed = parseApprovalButton(String(data.action?.value?.action ?? ''));
+    if (!parsed || !data.operator?.open_id) return {};
+    const result = await this.answerPresented(data.operator.open_id, parsed.shortId, parsed.choice);
+    return {
+      toast: {
+        type: result.ok ? 'success' : 'error',
+        content: result.ok ? LABELS[parsed.choice] : result.message,
+      },
+    };
+  }
+
+  protected async sendText(chatId: string, text: string, options: { notice: boolean }): Promise<void> {
+    const im = this.client!.im.v1.message;
+    const create = (msgType: string, content: unknown) =>
+      im.create({
+        params: { receive_id_type: this.receiveIdType(chatId) },
+        data: { receive_id: chatId, msg_type: msgType, content: JSON.stringify(content) },
+      });
+    if (options.notice) {
+      await create('text', { text });
+      return;
+    }
+    // A post with one Markdown element renders bold, lists, links and code; refused: the same words as text.
+    const answer = (await create('post', { zh_cn: { content: [[{ tag: 'md', text }]] } }).catch(
+      () => undefined,
+    )) as { code?: number } | undefined;
+    if (!answer || (answer.code ?? 0) !== 0) await create('text', { text });
+  }
+
+  /** Chat ids start with oc_; the owner's id (a proactive target) is an open_id. */
+  private receiveIdType(chatId: string): 'chat_id' | 'open_id' {
+    return chatId.startsWith('ou_') ? 'open_id' : 'chat_id';
+  }
+
+  override async presentApproval(request: ApprovalRequest): Promise<void> {
+    this.rememberApproval(request);
+    const text = describeApprovalText(request, true);
+    const card = {
+      schema: '2.0',
+      header: { title: { tag: 'plain_text', content: `Approval needed: ${request.tool}` } },
+      body: {
+        elements: [
+          { tag: 'markdown', content: text.replace(/[*_~`[\]]/g, (char) => `\\${char}`) },
+          ...request.choices.map((choice) => ({
+            tag: 'button',
+            text: { tag: 'plain_text', content: LABELS[choice] },
+            type: choice === 'deny' ? 'danger' : choice === 'once' ? 'primary' : 'default',
+            behaviors: [{ type: 'callback', value: { action: approvalButtonData(request, choice) } }],
+          })),
+        ],
+      },
+    };
+    const answer = (await this.client!.im.v1.message.create({
+      params: { receive_id_type: this.receiveIdType(request.chatId) },
+      data: { receive_id: request.chatId, msg_type: 'interactive', content: JSON.stringify(card) },
+    })) as { data?: { message_id?: string } };
+    const messageId = answer.data?.message_id;
+    if (messageId) this.approvalMessages.set(request.id, { messageId, text });
+  }
+
+  override async approvalResolved(event: Extract<ApprovalEvent, { type: 'approval-resolved' }>) {
+    await super.approvalResolved(event);
+    const shown = event.id ? this.approvalMessages.get(event.id) : undefined;
+    if (!shown || !event.id) return;
+    this.approvalMessages.delete(event.id);
+    const outcome =
+      event.outcome === 'timeout'
+        ? 'no answer in time: denied'
+        : `${event.outcome}${event.by ? ` (by ${event.by})` : ''}`;
+    // The card without its buttons: a late click has nothing to act on.
+    const card = {
+      schema: '2.0',
+      body: { elements: [{ tag: 'markdown', content: `${shown.text}\n\n→ ${outcome}` }] },
+    };
+    await this.client!.im.v1.message.patch({
+      path: { message_id: shown.messageId },
+      data: { content: JSON.stringify(card) },
+    });
+  }
+}
+
+function fatalReason(error: unknown): string {
+  const text = (error as Error).message ?? String(error);
+  if (/app_?secret|app_?id|invalid|10003|10014|auth/i.test(text))
+    return `Feishu refused the app credentials: check channels.feishu.app_id and app_secret (${text.slice(0, 120)})`;
+  return text;
+}
