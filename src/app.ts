@@ -9,6 +9,7 @@ import { configuredChannels } from './app-channels.js';
 import { type ServedGateway, type ServeOptions, serveAppGateway } from './app-gateway.js';
 import { createBuiltInRegistry, registerWebTools, secretValues } from './app-tools.js';
 import { MessageBus } from './bus/message-bus.js';
+import type { ApprovalRequest } from './bus/messages.js';
 import { ChannelManager } from './channels/channel-manager.js';
 import type { MailTrigger } from './channels/email/email-channel.js';
 import { findLocalEndpoint } from './cli/local-model-fallback.js';
@@ -16,6 +17,7 @@ import { ensureHome, makeHomePrivate } from './config/home.js';
 import { loadConfig, resolveEndpoints } from './config/load-config.js';
 import { watchConfig } from './config/watch-config.js';
 import type { WrenConfig } from './config/wren-config.js';
+import type { ApprovalResult } from './gate/approval-broker.js';
 import { createGate, type Gate } from './gate/create-gate.js';
 import { Redactor } from './gate/redactor.js';
 import type { EndpointConfig } from './llm/endpoint.js';
@@ -198,6 +200,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     config: () => config.gate,
     db,
     bus,
+    onResumedAnswer: (request, result) => continueAfterRestart(bus, request, result),
     extraSecrets: () => secretValues(home, config, env),
     redactor,
   });
@@ -370,6 +373,12 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
       })
     : undefined;
   void platforms?.apply(config.channels);
+  // What a previous run left waiting for the owner is asked again (each face shows it when it connects).
+  // Only a process that can ask (wren start, an interactive wren chat) takes them: a one-shot run cannot.
+  const asks = options.lock === true || options.channels === true || options.scheduler === 'try';
+  const resumed = asks ? gate.approvals.resume() : 0;
+  if (resumed > 0)
+    logger.info({ approvals: resumed }, 'asking again what waited for approval before the restart');
   if (options.scheduler === 'run') proactive.start({ wait: true });
   else if (options.scheduler === 'try') proactive.start();
   // Commands a crashed Wren of this home left running (no sandbox to end them) are stopped now.
@@ -535,4 +544,36 @@ function mailTriggerEvent(trigger: MailTrigger, deliverTo: readonly string[]) {
       untrusted: true,
     },
   };
+}
+
+/**
+ * The owner answered (or let expire) a question that waited through a restart; its turn is gone. Approved:
+ * the conversation gets a message asking to make the call again (the gate lets exactly that call through
+ * once, see ApprovalBroker.resume). Denied or expired: the chat is told.
+ */
+function continueAfterRestart(bus: MessageBus, request: ApprovalRequest, result: ApprovalResult): void {
+  const call = `${request.tool} ${request.args.slice(0, 300)}`;
+  if (result.outcome === 'once' || result.outcome === 'session' || result.outcome === 'always') {
+    bus.publishInbound({
+      id: `resumed:${request.id}`,
+      channel: request.channel,
+      chatId: request.chatId,
+      senderId: request.senderId,
+      sessionId: request.sessionId,
+      fromOwner: true,
+      interactive: true,
+      text: `[Wren restarted while this call waited for approval: ${call}. The owner has now approved it (${result.outcome}${result.by ? `, by ${result.by}` : ''}). Make the same call again and carry on with what you were doing.]`,
+    });
+    return;
+  }
+  if (result.outcome === 'cancelled') return;
+  bus.publishOutbound({
+    channel: request.channel,
+    chatId: request.chatId,
+    replyTo: '',
+    sessionId: request.sessionId,
+    text: `The call that waited through the restart was not run (${result.outcome === 'timeout' ? 'no answer in time' : 'denied'}): ${call}`,
+    kind: 'notice',
+    usage: { inputTokens: 0, outputTokens: 0 },
+  });
 }

@@ -27,6 +27,7 @@ export class MessageBus {
   private readonly approvalListeners = new Set<Listener<ApprovalEvent>>();
   private readonly scheduleListeners = new Set<Listener<ScheduleEvent>>();
   private approvalHandler: ((answer: ApprovalAnswer) => ApprovalAnswerResult) | undefined;
+  private approvalReplayer: ((channel: string) => void) | undefined;
 
   publishInbound(message: InboundMessage): void {
     if (this.inboundConsumer) this.inboundConsumer(message);
@@ -154,6 +155,22 @@ export class MessageBus {
     this.approvalHandler = handler;
     return () => {
       if (this.approvalHandler === handler) this.approvalHandler = undefined;
+    };
+  }
+
+  /**
+   * A face of `channel` just connected: approval requests it has not been shown yet (those that waited
+   * through a restart) are announced again. Without a gate attached, nothing happens.
+   */
+  replayApprovals(channel: string): void {
+    this.approvalReplayer?.(channel);
+  }
+
+  /** Attaches the gate's replay of waiting approval requests (see `replayApprovals`). */
+  handleApprovalReplays(replayer: (channel: string) => void): () => void {
+    this.approvalReplayer = replayer;
+    return () => {
+      if (this.approvalReplayer === replayer) this.approvalReplayer = undefined;
     };
   }
 

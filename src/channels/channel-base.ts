@@ -63,7 +63,10 @@ export abstract class ChannelBase implements Channel {
 
   protected setState(state: ChannelState, detail?: string): void {
     if (this.current.state === state && this.current.detail === detail) return;
+    const was = this.current.state;
     this.current = { name: this.name, state, ...(detail ? { detail } : {}), since: Date.now() };
+    // Approvals that waited through a restart are asked here once this face can show them.
+    if (state === 'connected' && was !== 'connected') this.bus.replayApprovals?.(this.name);
   }
 
   /** Whether an outbound message or approval belongs to this face (default: its channel name). */

@@ -19,6 +19,8 @@ export interface ChannelBus {
   ): Promise<OutboundMessage>;
   answerApproval(answer: ApprovalAnswer): ApprovalAnswerResult | Promise<ApprovalAnswerResult>;
   subscribeApprovals(listener: (event: ApprovalEvent) => void): () => void;
+  /** Asks the gate to show this channel the approvals that waited through a restart (in-process only). */
+  replayApprovals?(channel: string): void;
   /** `delivers`: this listener shows messages Wren sends on its own on that channel (see MessageBus). */
   subscribeOutbound(
     listener: (message: OutboundMessage) => void | Promise<void>,

@@ -20,9 +20,26 @@ interface Pending {
   settle: (result: ApprovalResult) => void;
 }
 
+/** Where waiting requests are kept so a restart can ask again (the store's pending approvals). */
+export interface ApprovalStore {
+  save(request: ApprovalRequest): void;
+  remove(id: string): void;
+  all(): ApprovalRequest[];
+}
+
+/** How long an answer given after a restart lets the same call through when the turn makes it again. */
+export const RESUMED_ANSWER_MS = 15 * 60 * 1000;
+
 export interface ApprovalBrokerOptions {
   /** Where requests and resolutions are announced (channels, the web app). */
   bus?: MessageBus;
+  /** Keeps waiting requests across restarts; without it a shutdown ends them as `cancelled`. */
+  store?: ApprovalStore;
+  /**
+   * A request that waited through a restart was resolved (its turn is gone): the owner's answer, so the
+   * conversation can carry on (or be told it was denied or expired).
+   */
+  onResumedAnswer?: (request: ApprovalRequest, result: ApprovalResult) => void;
   /** Milliseconds a request waits; read per request so a config reload applies. */
   timeoutMs: () => number;
   now?: () => number;
@@ -36,6 +53,11 @@ export interface ApprovalBrokerOptions {
 export class ApprovalBroker {
   private readonly waiting = new Map<string, Pending>();
   private readonly now: () => number;
+  /** Requests carried over from before a restart, and the channels they were shown on since. */
+  private readonly resumed = new Map<string, Set<string>>();
+  /** Answers given after a restart, waiting for the turn to make the same call again. */
+  private readonly preAnswered = new Map<string, { result: ApprovalResult; until: number }>();
+  private shuttingDown = false;
 
   constructor(private readonly options: ApprovalBrokerOptions) {
     this.now = options.now ?? Date.now;
@@ -51,6 +73,12 @@ export class ApprovalBroker {
    * the timeout resolves `timeout`.
    */
   request(fields: NewApprovalRequest, signal?: AbortSignal): Promise<ApprovalResult> {
+    const key = callKey(fields);
+    const answered = this.preAnswered.get(key);
+    if (answered) {
+      this.preAnswered.delete(key);
+      if (answered.until > this.now()) return Promise.resolve(answered.result);
+    }
     const createdAt = this.now();
     const timeout = this.options.timeoutMs();
     const request: ApprovalRequest = {
@@ -66,19 +94,13 @@ export class ApprovalBroker {
         if (!this.waiting.delete(request.id)) return;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        this.options.bus?.publishApproval({
-          type: 'approval-resolved',
-          id: request.id,
-          sessionId: request.sessionId,
-          channel: request.channel,
-          chatId: request.chatId,
-          tool: request.tool,
-          outcome: result.outcome,
-          ...(result.by ? { by: result.by } : {}),
-        });
+        // A shutdown leaves the stored request to be asked again at the next start.
+        if (!this.shuttingDown) this.options.store?.remove(request.id);
+        this.announceResolved(request, result);
         resolve(result);
       };
       this.waiting.set(request.id, { request, settle });
+      this.options.store?.save(request);
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
       this.options.bus?.publishApproval({ type: 'approval-requested', request });
@@ -106,8 +128,70 @@ export class ApprovalBroker {
     return { ok: true };
   }
 
-  /** Cancels every pending request (shutdown). */
+  /**
+   * Cancels every pending request (shutdown). With a store they stay stored, to be asked again by
+   * `resume` at the next start.
+   */
   cancelAll(): void {
+    this.shuttingDown = true;
     for (const entry of [...this.waiting.values()]) entry.settle({ outcome: 'cancelled' });
   }
+
+  /**
+   * Takes back the requests a previous run left waiting (shut down or crashed), each with a fresh answer
+   * window. Their turns are gone: an approval is remembered for the same call in the same session (the turn
+   * that resumes makes it again), and `onResumedAnswer` is told. Returns how many were taken back.
+   */
+  resume(): number {
+    const stored = this.options.store?.all() ?? [];
+    for (const old of stored) {
+      if (this.waiting.has(old.id)) continue;
+      const createdAt = this.now();
+      const request: ApprovalRequest = { ...old, createdAt, expiresAt: createdAt + this.options.timeoutMs() };
+      this.resumed.set(request.id, new Set());
+      const timer = setTimeout(() => settle({ outcome: 'timeout' }), request.expiresAt - createdAt);
+      timer.unref?.();
+      const settle = (result: ApprovalResult) => {
+        if (!this.waiting.delete(request.id)) return;
+        clearTimeout(timer);
+        this.resumed.delete(request.id);
+        if (this.shuttingDown) return;
+        this.options.store?.remove(request.id);
+        if (result.outcome === 'once' || result.outcome === 'session' || result.outcome === 'always')
+          this.preAnswered.set(callKey(request), { result, until: this.now() + RESUMED_ANSWER_MS });
+        this.announceResolved(request, result);
+        this.options.onResumedAnswer?.(request, result);
+      };
+      this.waiting.set(request.id, { request, settle });
+    }
+    return stored.length;
+  }
+
+  /** Shows the requests taken back at start on `channel` (once per channel), when a face of it connects. */
+  replay(channel: string): void {
+    for (const [id, shown] of this.resumed) {
+      const entry = this.waiting.get(id);
+      if (!entry || shown.has(channel) || entry.request.channel !== channel) continue;
+      shown.add(channel);
+      this.options.bus?.publishApproval({ type: 'approval-requested', request: entry.request });
+    }
+  }
+
+  private announceResolved(request: ApprovalRequest, result: ApprovalResult): void {
+    this.options.bus?.publishApproval({
+      type: 'approval-resolved',
+      id: request.id,
+      sessionId: request.sessionId,
+      channel: request.channel,
+      chatId: request.chatId,
+      tool: request.tool,
+      outcome: result.outcome,
+      ...(result.by ? { by: result.by } : {}),
+    });
+  }
+}
+
+/** The same call in the same session, as shown to the owner. */
+function callKey(request: Pick<ApprovalRequest, 'sessionId' | 'tool' | 'args'>): string {
+  return `${request.sessionId}\u0000${request.tool}\u0000${request.args}`;
 }

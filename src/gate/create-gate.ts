@@ -10,6 +10,7 @@ import {
   type NewAuditEntry,
 } from '../store/audit-repository.js';
 import { type Grant, GrantRepository, type NewGrant } from '../store/grant-repository.js';
+import { PendingApprovalRepository } from '../store/pending-approval-repository.js';
 import { TaintRepository } from '../store/taint-repository.js';
 import { ApprovalBroker, type ApprovalResult } from './approval-broker.js';
 import { evaluatePolicy, type PolicyDecision, type TaintMark } from './evaluate-policy.js';
@@ -28,6 +29,8 @@ export interface GateDeps {
   redactor?: Redactor;
   /** Other secret values to redact (model API keys, `.env` values, the gateway token); read on config changes. */
   extraSecrets?: () => string[];
+  /** A request that waited through a restart was answered, expired or cancelled (its turn is gone). */
+  onResumedAnswer?: (request: ApprovalRequest, result: ApprovalResult) => void;
 }
 
 /** What the composition root wires: the two tool hooks plus views for the CLI and the HTTP API. */
@@ -39,6 +42,8 @@ export interface Gate {
     pending(): ApprovalRequest[];
     /** Answers one; `by` is recorded (e.g. `api`, `cli`). */
     answer(id: string, choice: ApprovalChoice, by: string): ApprovalAnswerResult;
+    /** Asks again what a previous run left waiting (see ApprovalBroker.resume); how many. */
+    resume(): number;
   };
   grants: {
     list(): Grant[];
@@ -83,12 +88,15 @@ export function createGate(deps: GateDeps): Gate {
   };
   const broker = new ApprovalBroker({
     ...(deps.bus ? { bus: deps.bus } : {}),
+    store: new PendingApprovalRepository(deps.db),
+    ...(deps.onResumedAnswer ? { onResumedAnswer: deps.onResumedAnswer } : {}),
     timeoutMs: () => current().approvalTimeoutSeconds * 1000,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  const detach = deps.bus?.handleApprovalAnswers((answer) =>
+  const detachAnswers = deps.bus?.handleApprovalAnswers((answer) =>
     broker.answer(answer.id, answer.choice, answer.by),
   );
+  const detachReplays = deps.bus?.handleApprovalReplays((channel) => broker.replay(channel));
 
   const shownArgs = (args: Record<string, unknown>) => {
     const text = redactor.text(JSON.stringify(args));
@@ -306,6 +314,7 @@ export function createGate(deps: GateDeps): Gate {
     approvals: {
       pending: () => broker.pending(),
       answer: (id, choice, by) => broker.answer(id, choice, by),
+      resume: () => broker.resume(),
     },
     grants: {
       list: () => grants.active(),
@@ -318,7 +327,8 @@ export function createGate(deps: GateDeps): Gate {
     close() {
       if (closed) return;
       closed = true;
-      detach?.();
+      detachAnswers?.();
+      detachReplays?.();
       broker.cancelAll();
     },
   };

@@ -7,6 +7,7 @@ import { MIGRATION_V6 } from './migration-v6-goals.js';
 import { MIGRATION_V7 } from './migration-v7-cron.js';
 import { MIGRATION_V8 } from './migration-v8-push.js';
 import { MIGRATION_V9 } from './migration-v9-channels.js';
+import { MIGRATION_V10 } from './migration-v10-approvals.js';
 import { StoreError } from './store-error.js';
 
 /** One schema step. `up` runs inside a transaction together with the `user_version` bump. */
@@ -74,6 +75,7 @@ export const MIGRATIONS: readonly Migration[] = [
   MIGRATION_V7,
   MIGRATION_V8,
   MIGRATION_V9,
+  MIGRATION_V10,
 ];
 
 /** The schema version this code writes. */

@@ -185,6 +185,37 @@ describe('the Telegram channel (against a fake Bot API)', () => {
     expect(edited.body['reply_markup']).toBeUndefined();
   });
 
+  it('asks a held call again after a restart instead of dropping it; the approval lets the turn carry on', async () => {
+    const telegram = await startFakeTelegram({ token: TOKEN });
+    cleanups.push(() => telegram.close());
+    const home = makeHome(config(telegram.apiRoot));
+    const exec = { toolCalls: [{ name: 'exec', arguments: { command: 'touch after-restart.txt' } }] };
+    const first = await start({ telegram, home, model: new ScriptedModel().script(exec) });
+    telegram.pushMessage({ from: OWNER, text: 'make the file' });
+    await waitFor(() => first.app.gate.approvals.pending().length === 1);
+    const asked = first.app.gate.approvals.pending()[0]!;
+    await first.close();
+    // The next start asks again in the same chat, with the same id, and runs the call once approved.
+    const second = await start({
+      telegram,
+      home,
+      model: new ScriptedModel().script(exec, { text: 'Made it after all.' }),
+    });
+    const question = await telegram.waitFor(
+      (call) =>
+        call.method === 'sendMessage' &&
+        String(call.body['text']).startsWith('Approval needed') &&
+        call.at >
+          (telegram.sent().find((item) => String(item.body['text']).startsWith('Approval needed'))?.at ?? 0),
+    );
+    expect(String(question.body['text'])).toContain('touch after-restart.txt');
+    expect(second.app.gate.approvals.pending().map((request) => request.id)).toEqual([asked.id]);
+    telegram.pushButton(OWNER, approvalButtonData(asked, 'once'));
+    await waitFor(() => textsTo(telegram, OWNER).includes('Made it after all.'));
+    expect(existsSync(join(second.app.config().workspace, 'after-restart.txt'))).toBe(true);
+    expect(second.app.gate.approvals.pending()).toEqual([]);
+  });
+
   it('delivers a reminder set from Telegram to Telegram', async () => {
     const { app, telegram, model } = await start();
     model.script(
