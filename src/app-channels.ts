@@ -4,6 +4,7 @@ import type { ChannelLedger } from './channels/channel-ledger.js';
 import type { ChannelManager } from './channels/channel-manager.js';
 import type { ChannelsConfig } from './channels/channels-config.js';
 import type { MailTrigger } from './channels/email/email-channel.js';
+import { createTranscriber, type Transcribe } from './channels/transcription.js';
 import type { Logger } from './util/logger.js';
 
 export interface ConfiguredChannelsOptions {
@@ -16,7 +17,7 @@ export interface ConfiguredChannelsOptions {
   onMailTrigger: (trigger: MailTrigger) => void;
 }
 
-type Name = keyof ChannelsConfig;
+type Name = Exclude<keyof ChannelsConfig, 'transcription'>;
 
 /**
  * What makes a channel reconnect when edited: its connection settings. Who may talk, progress and watch
@@ -56,11 +57,22 @@ export function configuredChannels(options: ConfiguredChannelsOptions) {
   const onError = (channel: string) => (error: unknown) =>
     options.logger.warn({ err: error, channel }, 'channel error');
 
+  // One transcriber per transcription config in force (rebuilt when the section changes).
+  let transcriber: { key: string; transcribe: Transcribe } | undefined;
+  const transcribe = (): Transcribe | undefined => {
+    const config = current.transcription;
+    if (!config) return undefined;
+    const key = JSON.stringify(config);
+    if (transcriber?.key !== key) transcriber = { key, transcribe: createTranscriber(config) };
+    return transcriber.transcribe;
+  };
+
   const create = async (name: Name): Promise<Channel> => {
     const common = {
       bus: options.bus,
       ledger: options.ledger,
       workspace: options.workspace,
+      transcribe,
       onError: onError(name),
     };
     if (name === 'telegram') {

@@ -4,6 +4,7 @@ import { type EmailConfig, emailSectionSchema, toEmailConfig } from './email/ema
 import { type FeishuConfig, feishuSectionSchema, toFeishuConfig } from './feishu/feishu-config.js';
 import { type SlackConfig, slackSectionSchema, toSlackConfig } from './slack/slack-config.js';
 import { type TelegramConfig, telegramSectionSchema, toTelegramConfig } from './telegram/telegram-config.js';
+import { type TranscriptionConfig, toTranscriptionConfig, transcriptionSchema } from './transcription.js';
 import { toWecomConfig, type WecomConfig, wecomSectionSchema } from './wecom/wecom-config.js';
 
 /** `channels:` in config.yaml: one optional section per chat platform (each schema lives in its folder). */
@@ -14,6 +15,8 @@ export const channelsSectionSchema = z.strictObject({
   discord: discordSectionSchema.optional(),
   wecom: wecomSectionSchema.optional(),
   feishu: feishuSectionSchema.optional(),
+  /** Voice messages to text, for platforms that give no transcript. */
+  transcription: transcriptionSchema.optional(),
 });
 
 export interface ChannelsConfig {
@@ -23,6 +26,7 @@ export interface ChannelsConfig {
   readonly discord?: DiscordConfig;
   readonly wecom?: WecomConfig;
   readonly feishu?: FeishuConfig;
+  readonly transcription?: TranscriptionConfig;
 }
 
 export function toChannelsConfig(section: z.output<typeof channelsSectionSchema>): ChannelsConfig {
@@ -33,6 +37,7 @@ export function toChannelsConfig(section: z.output<typeof channelsSectionSchema>
     ...(section.discord ? { discord: toDiscordConfig(section.discord) } : {}),
     ...(section.wecom ? { wecom: toWecomConfig(section.wecom) } : {}),
     ...(section.feishu ? { feishu: toFeishuConfig(section.feishu) } : {}),
+    ...(section.transcription ? { transcription: toTranscriptionConfig(section.transcription) } : {}),
   };
 }
 
@@ -48,5 +53,6 @@ export function channelSecrets(config: ChannelsConfig): string[] {
   if (config.discord) secrets.push(config.discord.token);
   if (config.wecom) secrets.push(config.wecom.secret);
   if (config.feishu) secrets.push(config.feishu.appSecret);
+  if (config.transcription?.apiKey) secrets.push(config.transcription.apiKey);
   return secrets;
 }

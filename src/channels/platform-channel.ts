@@ -15,6 +15,7 @@ import { type Addressing, type ChannelAccess, isAddressed, standingOf } from './
 import { ChannelBase } from './channel-base.js';
 import type { ChannelLedger } from './channel-ledger.js';
 import { splitMessage } from './split-message.js';
+import type { Transcribe } from './transcription.js';
 import { type ProgressMode, TurnProgress } from './turn-progress.js';
 
 /** One message as a platform delivered it, translated by the adapter. */
@@ -56,6 +57,8 @@ export interface PlatformChannelOptions {
   maxInboundChars?: number;
   /** Tool progress shown in the chat (default `hints`). */
   progress?: () => ProgressMode;
+  /** Voice to text, when `channels.transcription` is configured (read per message). */
+  transcribe?: () => Transcribe | undefined;
   /** Milliseconds before reconnect attempt `n` (default 1 s doubling to 60 s, ±20 %). */
   backoff?: (attempt: number) => number;
   clock?: () => number;
@@ -249,6 +252,23 @@ export abstract class PlatformChannel extends ChannelBase {
         message: 'That approval is no longer pending.',
       });
     return this.answerApproval(this.isOwner(senderId), `${this.name}:${senderId}`, request.id, choice);
+  }
+
+  /**
+   * The words of a voice message: the configured transcription endpoint's, or a note saying there is none
+   * (or that it failed) so the model knows a voice message came.
+   */
+  protected async voiceText(what: string, download: () => Promise<Uint8Array>): Promise<string> {
+    const transcribe = this.platform.transcribe?.();
+    if (!transcribe)
+      return `[${what}; no transcription is configured (channels.transcription), so its words are unknown]`;
+    try {
+      const words = await transcribe(await download());
+      return words ? `[${what}, transcribed] ${words}` : `[${what} with no words in it]`;
+    } catch (error) {
+      this.platform.onError?.(error);
+      return `[${what}; transcribing it failed]`;
+    }
   }
 
   /** A short message from Wren itself (not a model reply); failures only logged. */

@@ -1,4 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app.js';
@@ -254,6 +256,43 @@ describe('the Telegram channel (against a fake Bot API)', () => {
     expect(model.requests).toHaveLength(1);
     expect(JSON.stringify(model.requests[0]!.messages.at(-1))).toContain('what time is it');
     expect(JSON.stringify(model.requests[0]!.messages)).not.toContain('chatting among us');
+  });
+
+  it('turns a voice note into words through the configured transcription endpoint', async () => {
+    const uploads: Array<{ type: string; bytes: number }> = [];
+    const whisper = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        uploads.push({ type: request.headers['content-type'] ?? '', bytes: Buffer.concat(chunks).length });
+        if (
+          request.url !== '/v1/audio/transcriptions' ||
+          request.headers.authorization !== 'Bearer sk-whisper'
+        ) {
+          response.writeHead(401).end('{}');
+          return;
+        }
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ text: 'buy oat milk' }));
+      });
+    });
+    await new Promise<void>((resolve) => whisper.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => whisper.close(() => resolve())));
+    const port = (whisper.address() as AddressInfo).port;
+    const telegram = await startFakeTelegram({ token: TOKEN });
+    cleanups.push(() => telegram.close());
+    const home = makeHome(
+      `${config(telegram.apiRoot)}\n  transcription:\n    base_url: http://127.0.0.1:${port}/v1\n    api_key: sk-whisper\n`,
+    );
+    const { model } = await start({ telegram, home });
+    telegram.addFile('voice1', Buffer.from('OggS fake opus bytes'));
+    telegram.pushMessage({ from: OWNER, voice: { fileId: 'voice1', seconds: 3, size: 20 } });
+    await waitFor(() => model.requests.length === 1);
+    expect(JSON.stringify(model.requests[0]!.messages.at(-1))).toContain(
+      '[a 3 s voice message, transcribed] buy oat milk',
+    );
+    expect(uploads[0]!.type).toContain('multipart/form-data');
   });
 
   it('saves a sent document to the workspace inbox and tells the model where', async () => {

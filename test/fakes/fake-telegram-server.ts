@@ -44,6 +44,7 @@ export interface FakeMessage {
   replyTo?: { messageId: number; fromBot: boolean; text: string };
   photo?: { fileId: string; size: number };
   document?: { fileId: string; name: string; size: number };
+  voice?: { fileId: string; seconds: number; size: number };
 }
 
 export async function startFakeTelegram(options: { token: string }) {
@@ -217,6 +218,17 @@ export async function startFakeTelegram(options: { token: string }) {
                     file_size: message.photo.size,
                   },
                 ],
+              }
+            : {}),
+          ...(message.voice
+            ? {
+                voice: {
+                  file_id: message.voice.fileId,
+                  file_unique_id: 'v',
+                  duration: message.voice.seconds,
+                  mime_type: 'audio/ogg',
+                  file_size: message.voice.size,
+                },
               }
             : {}),
           ...(message.document

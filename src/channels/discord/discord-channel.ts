@@ -179,7 +179,9 @@ export class DiscordChannel extends PlatformChannel {
       const response = await fetch(file.url);
       if (!response.ok) throw new Error(`file download answered ${response.status}`);
       const bytes = Buffer.from(await response.arrayBuffer());
-      if (IMAGE_TYPES.has(file.contentType ?? '') && media.length < 4)
+      if ((file.contentType ?? '').startsWith('audio/'))
+        notes.push(await this.voiceText(`a voice message (${file.name})`, async () => bytes));
+      else if (IMAGE_TYPES.has(file.contentType ?? '') && media.length < 4)
         media.push({
           type: 'image',
           mediaType: file.contentType as ImagePart['mediaType'],

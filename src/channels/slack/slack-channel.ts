@@ -183,7 +183,9 @@ export class SlackChannel extends PlatformChannel {
       const response = await fetch(url, { headers: { authorization: `Bearer ${config.botToken}` } });
       if (!response.ok) throw new Error(`file download answered ${response.status}`);
       const bytes = Buffer.from(await response.arrayBuffer());
-      if (IMAGE_TYPES.has(file.mimetype ?? '') && media.length < 4)
+      if ((file.mimetype ?? '').startsWith('audio/'))
+        notes.push(await this.voiceText(`an audio clip (${name})`, async () => bytes));
+      else if (IMAGE_TYPES.has(file.mimetype ?? '') && media.length < 4)
         media.push({
           type: 'image',
           mediaType: file.mimetype as ImagePart['mediaType'],

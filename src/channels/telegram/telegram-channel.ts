@@ -179,10 +179,14 @@ export class TelegramChannel extends PlatformChannel {
         notes.push(`[file saved to ${saved} (${size} bytes)]`);
       }
     }
-    if (files.voice)
-      notes.push(
-        `[a ${files.voice.seconds} s voice message; no transcription is configured, so its words are unknown]`,
-      );
+    const voice = files.voice;
+    if (voice) {
+      if (voice.size > cap) notes.push(`[a ${voice.seconds} s voice message over the size limit]`);
+      else
+        notes.push(
+          await this.voiceText(`a ${voice.seconds} s voice message`, () => this.download(voice.fileId)),
+        );
+    }
     return { notes, media };
   }
 

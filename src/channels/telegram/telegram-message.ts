@@ -8,7 +8,7 @@ export interface TelegramFiles {
   /** A document, audio or video: saved to the workspace inbox. */
   document?: { fileId: string; name: string; size: number; mimeType?: string };
   /** A voice note or video note: Telegram gives bots no transcript. */
-  voice?: { seconds: number };
+  voice?: { fileId: string; seconds: number; size: number };
 }
 
 /**
@@ -52,7 +52,7 @@ export function toPlatformMessage(
     };
   }
   const voice = message.voice ?? message.video_note;
-  if (voice) files.voice = { seconds: voice.duration };
+  if (voice) files.voice = { fileId: voice.file_id, seconds: voice.duration, size: voice.file_size ?? 0 };
   const from = message.from;
   const name = [from?.first_name, from?.last_name].filter(Boolean).join(' ');
   return {
