@@ -116,6 +116,8 @@ export function registerGateRoutes(app: Hono, options: GateRouteOptions): void {
             schedule: (event) => push({ event: event.type, data: JSON.stringify(event) }),
             // What Wren sends on its own (the message/send_file tools, reminders, subagent reports).
             message: (outbound) => push({ event: 'message', data: JSON.stringify(messageEvent(outbound)) }),
+            // Every conversation's turns (Telegram, Slack … included), so a web app can follow them live.
+            activity: (event) => push({ event: 'activity', data: JSON.stringify(event) }),
           }),
         new Promise(() => {}),
         gone.signal,

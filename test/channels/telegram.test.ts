@@ -240,6 +240,36 @@ describe('the Telegram channel (against a fake Bot API)', () => {
     );
   });
 
+  it('shows a Telegram conversation live on the gateway’s event stream', async () => {
+    const { app, telegram, model } = await start();
+    const served = await app.serve({ version: 't', port: 0 });
+    const controller = new AbortController();
+    cleanups.push(async () => controller.abort());
+    const response = await fetch(`${served.url}/api/events`, {
+      headers: { authorization: `Bearer ${served.generatedToken}` },
+      signal: controller.signal,
+    });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = '';
+    const until = async (text: string) => {
+      while (!seen.includes(text)) seen += (await reader.read()).value ?? '';
+    };
+    await until('event: ready');
+    model.script({ text: 'hello from the model' });
+    telegram.pushMessage({ from: OWNER, text: 'hi' });
+    await until('"phase":"end"');
+    const activity = seen
+      .split('\n\n')
+      .filter((block) => block.includes('event: activity'))
+      .map((block) => JSON.parse(block.slice(block.indexOf('data: ') + 6)) as Record<string, string>);
+    expect(activity.map((event) => event['phase'])).toEqual(['start', 'end']);
+    expect(activity[0]).toMatchObject({ channel: 'telegram', chat: String(OWNER) });
+    const messages = await fetch(`${served.url}/api/sessions/${activity[0]!['session']}/messages`, {
+      headers: { authorization: `Bearer ${served.generatedToken}` },
+    }).then((answer) => answer.json() as Promise<{ messages: Array<{ message: { role: string } }> }>);
+    expect(messages.messages.map((stored) => stored.message.role)).toEqual(['user', 'assistant']);
+  });
+
   it('in a group answers only when mentioned, and strips the mention', async () => {
     const group = -100777;
     const { telegram, model } = await start({ extra: `    groups: [${group}]` });

@@ -105,6 +105,8 @@ export class HttpChannel extends ChannelBase {
       message: Watcher;
       approval: (event: ApprovalEvent) => void;
       schedule: (event: ScheduleEvent) => void;
+      /** A turn started or ended in any conversation, on any channel (a web app refreshes that session). */
+      activity?: (event: { phase: 'start' | 'end'; session: string; channel: string; chat: string }) => void;
     },
   ): () => void {
     const set = this.watchers.get(channel) ?? new Set<Watcher>();
@@ -113,11 +115,24 @@ export class HttpChannel extends ChannelBase {
     const unannounce = this.messages.announceDelivery(channel);
     const stopApprovals = this.bus.subscribeApprovals(listeners.approval);
     const stopSchedule = this.messages.subscribeSchedule(listeners.schedule);
+    const activity = listeners.activity;
+    const stopActivity = activity
+      ? this.messages.subscribeEvents((event) => {
+          if (event.type !== 'turn-start' && event.type !== 'turn-end') return;
+          activity({
+            phase: event.type === 'turn-start' ? 'start' : 'end',
+            session: event.sessionId,
+            channel: event.channel,
+            chat: event.chatId,
+          });
+        })
+      : () => {};
     return () => {
       set.delete(listeners.message);
       unannounce();
       stopApprovals();
       stopSchedule();
+      stopActivity();
     };
   }
 
