@@ -40,7 +40,9 @@ const home = () => resolveHome({ ...process.env, WREN_HOME: program.opts<{ home?
 
 program
   .command('start')
-  .description('start the gateway (HTTP API on 127.0.0.1) and keep running')
+  .description(
+    'start Wren: the gateway (HTTP API on 127.0.0.1), the scheduler and the chat channels in config.yaml',
+  )
   .option('--host <host>', 'address to listen on (default gateway.host, 127.0.0.1)')
   .option('--port <port>', 'port to listen on (default gateway.port, 7777)', (value) =>
     wholeNumber(value, 0, 65_535),

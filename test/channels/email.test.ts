@@ -258,4 +258,22 @@ describe('the email channel (Dovecot IMAP + an SMTP server on 127.0.0.1)', () =>
       app.gate.audit.list({}).some((entry) => entry.tool === 'exec' && entry.outcome === 'allowed'),
     ).toBe(true);
   });
+
+  it('keeps a crafted subject from adding headers to the reply', async () => {
+    const user = account();
+    const home = makeHome(config(user));
+    const { model } = await start(home);
+    model.script({ text: 'noted' });
+    await deliver(user, {
+      from: OWNER,
+      subject: '=?utf-8?B?aGkNCkJjYzogZXZpbEBhdHRhY2tlci50ZXN0?=',
+      body: 'the subject decodes to a line break and a Bcc header',
+      messageId: '<h-1@example.com>',
+    });
+    await waitFor(() => mailsTo(OWNER).some((mail) => mail.text?.includes('noted')), 20_000);
+    const reply = mailsTo(OWNER).find((mail) => mail.text?.includes('noted'))!;
+    expect(reply.bcc).toBeUndefined();
+    expect(reply.headers.has('bcc')).toBe(false);
+    expect(reply.subject).toBe('Re: hi Bcc: evil@attacker.test');
+  });
 });

@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app.js';
@@ -107,6 +109,36 @@ describe('the Slack channel (Socket Mode against a fake Slack)', () => {
     await waitFor(() => words() === 10 * 150);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(words()).toBe(10 * 150);
+  });
+
+  it('sends the bot token only to Slack’s own hosts when fetching files', async () => {
+    const seen: Array<string | undefined> = [];
+    const planted = createServer((request, response) => {
+      seen.push(request.headers.authorization);
+      response.end('x');
+    });
+    await new Promise<void>((resolve) => planted.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => planted.close(() => resolve())));
+    const port = (planted.address() as AddressInfo).port;
+    const { slack, model } = await start();
+    slack.message({
+      user: OWNER,
+      channel: DM,
+      text: 'see attached',
+      files: [
+        {
+          name: 'x.png',
+          mimetype: 'image/png',
+          size: 1,
+          url_private_download: `http://localhost:${port}/x.png`,
+        },
+      ],
+    });
+    await waitFor(() => model.requests.length === 1);
+    expect(JSON.stringify(model.requests[0]!.messages.at(-1))).toContain(
+      'hosted outside Slack; not downloaded',
+    );
+    expect(seen).toEqual([]);
   });
 
   it('reconnects after the socket drops', async () => {

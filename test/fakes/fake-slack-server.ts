@@ -144,6 +144,7 @@ export async function startFakeSlack(options: { botToken: string; appToken: stri
       ts?: string;
       thread_ts?: string;
       channel_type?: string;
+      files?: Array<{ name: string; mimetype: string; size: number; url_private_download: string }>;
     }): string {
       const messageTs = event.ts ?? nextTs();
       send('events_api', {

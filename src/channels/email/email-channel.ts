@@ -279,11 +279,14 @@ export class EmailChannel extends PlatformChannel {
         .find((line) => line.trim())
         ?.trim()
         .slice(0, 70) ?? 'Wren';
-    const subject = thread
-      ? /^re:/i.test(thread.subject)
-        ? thread.subject
-        : `Re: ${thread.subject}`
-      : `Wren: ${firstLine}`;
+    // Control characters never reach a header: a crafted subject or first line cannot add one (a Bcc:).
+    const subject = (
+      thread
+        ? /^re:/i.test(thread.subject)
+          ? thread.subject
+          : `Re: ${thread.subject}`
+        : `Wren: ${firstLine}`
+    ).replace(/[\u0000-\u001f\u007f]+/g, ' ');
     await this.transport!.sendMail({
       from: config.address,
       to,
