@@ -117,6 +117,11 @@ export interface ApprovalRequest {
   reason: string;
   /** What an `always` or `session` grant would bind to (program, path prefix, host), when known. */
   target?: string;
+  /**
+   * The tool's own assessment, one line each (`runs: rm, curl`, `reaches: example.com`, `danger: …`):
+   * every face shows these with the question.
+   */
+  facts?: string[];
   choices: ApprovalChoice[];
   /** Unix milliseconds. */
   createdAt: number;

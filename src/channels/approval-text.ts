@@ -16,7 +16,12 @@ const CHOICES: readonly ApprovalChoice[] = ['once', 'session', 'always', 'deny']
  */
 export function describeApprovalText(request: ApprovalRequest, buttons: boolean): string {
   const id = shortApprovalId(request.id);
-  const lines = [`Approval needed [${id}]: ${request.tool}`, request.args, `Why: ${request.reason}`];
+  const lines = [
+    `Approval needed [${id}]: ${request.tool}`,
+    request.args,
+    ...(request.facts ?? []).map((fact) => `• ${fact}`),
+    `Why: ${request.reason}`,
+  ];
   if (request.target && request.choices.includes('always'))
     lines.push(`"always" would allow ${request.tool} for: ${request.target}`);
   if (!buttons)

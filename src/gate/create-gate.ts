@@ -147,6 +147,7 @@ export function createGate(deps: GateDeps): Gate {
     decision: PolicyDecision,
     target: string | undefined,
     signal: AbortSignal,
+    facts: string[],
   ): Promise<Verdict> => {
     const config = current();
     // After untrusted content, a grant for a program or a path does not cover sending data out: only a grant
@@ -190,6 +191,7 @@ export function createGate(deps: GateDeps): Gate {
         args: shownArgs(args),
         reason: redactor.text(decision.reason),
         ...(target !== undefined ? { target } : {}),
+        ...(facts.length > 0 ? { facts: facts.map((fact) => redactor.text(fact)) } : {}),
         // What the owner cannot see in full may be approved once, never granted.
         choices:
           decision.onceOnly || JSON.stringify(args).length > MAX_SHOWN_ARGS
@@ -281,7 +283,7 @@ export function createGate(deps: GateDeps): Gate {
       });
       return allow(tool, args, config);
     }
-    return ask(tool, args, ctx, decision, assessment.target, signal);
+    return ask(tool, args, ctx, decision, assessment.target, signal, factsOf(tool.name, assessment));
   };
 
   const beforeToolCall: BeforeToolCall = async (tool, args, ctx, signal) => {
@@ -332,4 +334,27 @@ export function createGate(deps: GateDeps): Gate {
       broker.cancelAll();
     },
   };
+}
+
+/**
+ * The tool's own assessment of a held call, as lines for the owner: every program an exec command runs and
+ * every host it reaches, danger signatures, what could not be analysed, what it stores for later prompts.
+ */
+function factsOf(tool: string, assessment: ToolAssessment): string[] {
+  const facts: string[] = [];
+  if (assessment.signatures?.length) facts.push(`danger: ${assessment.signatures.join('; ')}`);
+  if (assessment.unanalysable) facts.push(`cannot be analysed: ${assessment.unanalysable}`);
+  if (assessment.target)
+    facts.push(
+      tool === 'exec' ? `runs: ${assessment.target.split('+').join(', ')}` : `target: ${assessment.target}`,
+    );
+  if (assessment.egress)
+    facts.push(
+      `reaches: ${assessment.egress.target
+        .split(',')
+        .join(', ')
+        .replace(/\bnetwork\b/, 'any host')}`,
+    );
+  if (assessment.persists) facts.push(`stores for later: ${assessment.persists.slice(0, 200)}`);
+  return facts;
 }

@@ -163,6 +163,8 @@ describe('the Telegram channel (against a fake Bot API)', () => {
       (call) => call.method === 'sendMessage' && String(call.body['text']).startsWith('Approval needed'),
     );
     expect(String(question.body['text'])).toContain('touch approved.txt');
+    // The tool's own assessment comes with the question: every program the command runs.
+    expect(String(question.body['text'])).toContain('• runs: touch');
     const buttons = (
       question.body['reply_markup'] as { inline_keyboard: Array<Array<{ callback_data: string }>> }
     ).inline_keyboard[0]!;

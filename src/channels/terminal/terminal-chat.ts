@@ -56,6 +56,7 @@ export function describeApproval(request: ApprovalRequest): string {
   );
   return [
     `  ? approval needed: ${request.tool} ${args}`,
+    ...(request.facts ?? []).map((fact) => `    ${fact}`),
     `    why: ${request.reason}`,
     `    answer ${choices.join(', ')}`,
   ].join('\n');
