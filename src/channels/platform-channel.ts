@@ -11,6 +11,7 @@ import type {
 } from '../bus/messages.js';
 import type { ImagePart } from '../llm/types.js';
 import { describeApprovalText, parseApprovalReply, shortApprovalId } from './approval-text.js';
+import type { ChannelState } from './channel.js';
 import { type Addressing, type ChannelAccess, isAddressed, standingOf } from './channel-access.js';
 import { ChannelBase } from './channel-base.js';
 import type { ChannelLedger } from './channel-ledger.js';
@@ -115,7 +116,9 @@ export abstract class PlatformChannel extends ChannelBase {
 
   /** Starts routing replies, approvals and progress of this channel; adapters call it when they start. */
   protected attachPlatform(): void {
-    this.attach({ delivers: true, approvals: true });
+    // Counted as delivering only while connected (see setState): a failed or reconnecting channel makes
+    // scheduled deliveries wait instead of vanishing into a dead connection.
+    this.attach({ delivers: false, approvals: true });
     this.progress ??= new TurnProgress({
       mode: () => this.platform.progress?.() ?? 'hints',
       typing: (chatId) => this.typing(chatId),
@@ -149,6 +152,17 @@ export abstract class PlatformChannel extends ChannelBase {
    */
   ownerChat(): string | undefined {
     return this.platform.access().owner[0];
+  }
+
+  private unannounce: (() => void) | undefined;
+
+  protected override setState(state: ChannelState, detail?: string): void {
+    super.setState(state, detail);
+    if (state === 'connected') this.unannounce ??= this.platform.bus.announceDelivery(this.name);
+    else if (this.unannounce) {
+      this.unannounce();
+      this.unannounce = undefined;
+    }
   }
 
   /** Whether `senderId` is one of the owner's ids on this channel. */
