@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app.js';
-import { type FakeDiscord, startFakeDiscord } from '../fakes/fake-discord-server.js';
+import { type FakeDiscord, GUILD_CHANNEL, startFakeDiscord } from '../fakes/fake-discord-server.js';
 import { ScriptedModel } from '../support/scripted-model.js';
 import { makeHome, waitFor } from '../support/wren-home.js';
 
@@ -15,7 +15,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function start() {
+async function start(extra = '') {
   const discord = await startFakeDiscord({ token: TOKEN });
   cleanups.push(() => discord.close());
   const home = makeHome(
@@ -27,6 +27,7 @@ async function start() {
       '    token: ${DISCORD_BOT_TOKEN}',
       `    owner: ["${OWNER}"]`,
       `    api_url: ${discord.apiUrl}`,
+      extra,
     ].join('\n'),
   );
   const model = new ScriptedModel();
@@ -63,6 +64,34 @@ describe('the Discord channel (against a fake REST API and gateway)', () => {
     expect(discord.posted(dm)[0]!.body['allowed_mentions']).toEqual({ parse: [] });
     expect(model.requests).toHaveLength(1);
     expect(contents(discord, discord.dmOf(STRANGER))).toEqual([]);
+  });
+
+  it('in a listed guild channel answers only when mentioned, and without the mention', async () => {
+    const { discord, model } = await start(`    groups: ["${GUILD_CHANNEL}"]`);
+    model.script({ text: 'guild answer' });
+    discord.inGuild({ from: OWNER, content: 'just talking' });
+    discord.inGuild({ from: STRANGER, content: 'me too', mentionBot: true });
+    discord.inGuild({ from: OWNER, content: 'what is next?', mentionBot: true });
+    await waitFor(() => contents(discord, GUILD_CHANNEL).length === 1);
+    expect(contents(discord, GUILD_CHANNEL)).toEqual(['guild answer']);
+    expect(model.requests).toHaveLength(1);
+    const asked = JSON.stringify(model.requests[0]!.messages.at(-1));
+    expect(asked).toContain('what is next?');
+    expect(asked).not.toContain('<@');
+  });
+
+  it('answers /wren from the owner, and tells anyone else (privately) that it does not take their requests', async () => {
+    const { discord, model } = await start();
+    model.script({ text: 'slash answer' });
+    discord.command(STRANGER, 'do things');
+    discord.command(OWNER, 'what is due today?');
+    await waitFor(() => contents(discord, discord.dmOf(OWNER)).includes('slash answer'));
+    const callbacks = discord.calls.filter((call) => call.route === 'POST /interactions/:id/:token/callback');
+    expect(callbacks.map((call) => JSON.stringify(call.body))).toEqual([
+      expect.stringContaining('does not take requests from you'),
+      expect.stringContaining('what is due today?'),
+    ]);
+    expect(model.requests).toHaveLength(1);
   });
 
   it('processes a redelivered message once and splits a long reply at 2,000 characters', async () => {

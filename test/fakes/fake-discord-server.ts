@@ -23,6 +23,8 @@ export const DISCORD_BOT = {
 };
 export const DISCORD_APP = '900000000000000002';
 export const GUILD = '700000000000000001';
+/** A text channel of GUILD. */
+export const GUILD_CHANNEL = '700000000000000002';
 
 export interface DiscordCall {
   /** `METHOD /path` with ids replaced by `:id` (e.g. `POST /channels/:id/messages`). */
@@ -164,11 +166,69 @@ export async function startFakeDiscord(options: { token: string }) {
           d: {
             v: 10,
             user: DISCORD_BOT,
-            guilds: [],
+            guilds: [{ id: GUILD, unavailable: true }],
             session_id: `session-${identifies}`,
             resume_gateway_url: `ws://127.0.0.1:${port}`,
             application: { id: DISCORD_APP, flags: 0 },
             private_channels: [],
+          },
+        });
+      }
+      if (frame.op === 2) {
+        seq++;
+        send(socket, {
+          op: 0,
+          s: seq,
+          t: 'GUILD_CREATE',
+          d: {
+            id: GUILD,
+            name: 'Test guild',
+            icon: null,
+            owner_id: '100000000000000001',
+            afk_timeout: 300,
+            verification_level: 0,
+            default_message_notifications: 0,
+            explicit_content_filter: 0,
+            mfa_level: 0,
+            premium_tier: 0,
+            preferred_locale: 'en-US',
+            nsfw_level: 0,
+            features: [],
+            roles: [
+              {
+                id: GUILD,
+                name: '@everyone',
+                permissions: '0',
+                position: 0,
+                color: 0,
+                hoist: false,
+                managed: false,
+                mentionable: false,
+                flags: 0,
+              },
+            ],
+            emojis: [],
+            stickers: [],
+            channels: [
+              {
+                id: GUILD_CHANNEL,
+                type: 0,
+                name: 'general',
+                position: 0,
+                permission_overwrites: [],
+                guild_id: GUILD,
+              },
+            ],
+            threads: [],
+            members: [],
+            voice_states: [],
+            presences: [],
+            stage_instances: [],
+            guild_scheduled_events: [],
+            member_count: 3,
+            joined_at: new Date().toISOString(),
+            large: false,
+            unavailable: false,
           },
         });
       }
@@ -222,6 +282,29 @@ export async function startFakeDiscord(options: { token: string }) {
       });
       return messageId;
     },
+    /** A message from `from` in the guild's text channel, mentioning the bot when asked; returns its id. */
+    inGuild(message: { from: string; content: string; mentionBot?: boolean }): string {
+      const messageId = id();
+      dispatch('MESSAGE_CREATE', {
+        id: messageId,
+        channel_id: GUILD_CHANNEL,
+        guild_id: GUILD,
+        author: user(message.from),
+        member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
+        content: message.mentionBot ? `<@${DISCORD_BOT.id}> ${message.content}` : message.content,
+        timestamp: new Date().toISOString(),
+        edited_timestamp: null,
+        tts: false,
+        mention_everyone: false,
+        mentions: message.mentionBot ? [DISCORD_BOT] : [],
+        mention_roles: [],
+        attachments: [],
+        embeds: [],
+        pinned: false,
+        type: 0,
+      });
+      return messageId;
+    },
     /** A click on a button with `customId` by `from`, on a message in channel `channel`. */
     click(from: string, customId: string, channel: string): string {
       const interaction = id();
@@ -236,6 +319,32 @@ export async function startFakeDiscord(options: { token: string }) {
         user: user(from),
         data: { custom_id: customId, component_type: 2 },
         message: message(channel, { content: 'question' }),
+        locale: 'en-US',
+        entitlements: [],
+        authorizing_integration_owners: {},
+        app_permissions: '0',
+      });
+      return interaction;
+    },
+    /** `/wren message:<text>` run by `from` in their DM. */
+    command(from: string, text: string): string {
+      const interaction = id();
+      const channel = this.dmOf(from);
+      dispatch('INTERACTION_CREATE', {
+        id: interaction,
+        application_id: DISCORD_APP,
+        type: 2,
+        token: `token-${interaction}`,
+        version: 1,
+        channel_id: channel,
+        channel: { id: channel, type: 1 },
+        user: user(from),
+        data: {
+          id: '900000000000000099',
+          name: 'wren',
+          type: 1,
+          options: [{ name: 'message', type: 3, value: text }],
+        },
         locale: 'en-US',
         entitlements: [],
         authorizing_integration_owners: {},
