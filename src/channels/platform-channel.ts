@@ -285,6 +285,22 @@ export abstract class PlatformChannel extends ChannelBase {
     }
   }
 
+  /**
+   * Runs one platform API call, retrying a 429 or 5xx answer after the platform's `Retry-After` (else 1 s,
+   * 2 s, 4 s …), at most `attempts` times. For SDKs that do not retry on their own.
+   */
+  protected async retrying<T>(call: () => Promise<T>, attempts = 4): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        const wait = retryDelay(error, attempt);
+        if (wait === undefined || attempt >= attempts) throw error;
+        await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      }
+    }
+  }
+
   /** A short message from Wren itself (not a model reply); failures only logged. */
   protected notice(chatId: string, text: string): void {
     this.sendText(chatId, text, { notice: true }).catch((error: unknown) => this.platform.onError?.(error));
@@ -377,4 +393,19 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** How long to wait before retrying a failed API call (429 or 5xx), or undefined when retrying cannot help. */
+function retryDelay(error: unknown, attempt: number): number | undefined {
+  const failed = error as {
+    status?: number;
+    statusCode?: number;
+    response?: { status?: number; headers?: Record<string, unknown> };
+  };
+  const status = failed.response?.status ?? failed.status ?? failed.statusCode;
+  if (status === undefined || (status !== 429 && (status < 500 || status > 599))) return undefined;
+  const header = Number(failed.response?.headers?.['retry-after']);
+  return Number.isFinite(header) && header > 0
+    ? Math.min(header, 300) * 1000
+    : Math.min(1000 * 2 ** (attempt - 1), 30_000);
 }

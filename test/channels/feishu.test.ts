@@ -110,6 +110,18 @@ describe('the Feishu channel (against a fake open platform and long connection)'
     expect(existsSync(join(app.config().workspace, 'from-feishu.txt'))).toBe(true);
   });
 
+  it('retries a send answered 429 after Retry-After', async () => {
+    const { app, feishu, model } = await start();
+    await waitFor(() => state(app) === 'connected');
+    feishu.failNext('POST /open-apis/im/v1/messages', { status: 429, retryAfter: 1 });
+    model.script({ text: 'after the limit' });
+    feishu.text({ openId: OWNER, chatId: DM, text: 'hi' });
+    await waitFor(() => feishu.created(DM).length === 2, 15_000);
+    const [refused, sent] = feishu.created(DM);
+    expect(sent!.at - refused!.at).toBeGreaterThanOrEqual(900);
+    expect(JSON.stringify(sent!.content)).toContain('after the limit');
+  });
+
   it('reconnects after the long connection drops', async () => {
     const { app, feishu, model } = await start();
     await waitFor(() => state(app) === 'connected');

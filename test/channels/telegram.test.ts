@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -325,6 +325,20 @@ describe('the Telegram channel (against a fake Bot API)', () => {
       '[a 3 s voice message, transcribed] buy oat milk',
     );
     expect(uploads[0]!.type).toContain('multipart/form-data');
+  });
+
+  it('delivers a workspace file the model sends as an attachment', async () => {
+    const { app, telegram, model } = await start();
+    writeFileSync(join(app.config().workspace, 'report.md'), '# Weekly report\nAll good.');
+    model.script(
+      { toolCalls: [{ name: 'send_file', arguments: { path: 'report.md', caption: 'here it is' } }] },
+      { text: 'Sent.' },
+    );
+    telegram.pushMessage({ from: OWNER, text: 'send me the report' });
+    const upload = await telegram.waitFor((call) => call.method === 'sendDocument');
+    expect(Number(upload.body['chat_id'])).toBe(OWNER);
+    expect(upload.bytes).toBeGreaterThan('# Weekly report'.length);
+    await waitFor(() => textsTo(telegram, OWNER).includes('Sent.'));
   });
 
   it('saves a sent document to the workspace inbox and tells the model where', async () => {

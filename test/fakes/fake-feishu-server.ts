@@ -52,6 +52,7 @@ export async function startFakeFeishu(options: { appId: string; appSecret: strin
   const calls: FeishuCall[] = [];
   const answers: FeishuAnswer[] = [];
   const sockets = new Set<WebSocket>();
+  const failures = new Map<string, Array<{ status: number; retryAfter: number }>>();
   let connections = 0;
   let next = 0;
 
@@ -91,6 +92,16 @@ export async function startFakeFeishu(options: { appId: string; appSecret: strin
         return json({ code: 0, msg: 'ok', bot: { open_id: FEISHU_BOT_OPEN_ID, app_name: 'Wren' } });
       if (request.headers.authorization !== 'Bearer t-fake')
         return json({ code: 99991663, msg: 'invalid token' });
+      const failure = failures.get(route)?.shift();
+      if (failure) {
+        response
+          .writeHead(failure.status, {
+            'content-type': 'application/json',
+            'retry-after': String(failure.retryAfter),
+          })
+          .end(JSON.stringify({ code: 99991400, msg: 'request trigger frequency limit' }));
+        return;
+      }
       if (route === 'POST /open-apis/im/v1/messages')
         return json({
           code: 0,
@@ -219,6 +230,10 @@ export async function startFakeFeishu(options: { appId: string; appSecret: strin
         action: { tag: 'button', value: { action } },
         context: { open_message_id: 'om_card', open_chat_id: 'oc_x' },
       });
+    },
+    /** The next calls of `route` (`POST /open-apis/im/v1/messages`) fail as given. */
+    failNext(route: string, ...list: Array<{ status: number; retryAfter: number }>): void {
+      failures.set(route, [...(failures.get(route) ?? []), ...list]);
     },
     disconnect(): void {
       for (const socket of sockets) socket.terminate();

@@ -146,10 +146,12 @@ export class FeishuChannel extends PlatformChannel {
   protected async sendText(chatId: string, text: string, options: { notice: boolean }): Promise<void> {
     const im = this.client!.im.v1.message;
     const create = (msgType: string, content: unknown) =>
-      im.create({
-        params: { receive_id_type: this.receiveIdType(chatId) },
-        data: { receive_id: chatId, msg_type: msgType, content: JSON.stringify(content) },
-      });
+      this.retrying(() =>
+        im.create({
+          params: { receive_id_type: this.receiveIdType(chatId) },
+          data: { receive_id: chatId, msg_type: msgType, content: JSON.stringify(content) },
+        }),
+      );
     if (options.notice) {
       await create('text', { text });
       return;
@@ -184,10 +186,12 @@ export class FeishuChannel extends PlatformChannel {
         ],
       },
     };
-    const answer = (await this.client!.im.v1.message.create({
-      params: { receive_id_type: this.receiveIdType(request.chatId) },
-      data: { receive_id: request.chatId, msg_type: 'interactive', content: JSON.stringify(card) },
-    })) as { data?: { message_id?: string } };
+    const answer = (await this.retrying(() =>
+      this.client!.im.v1.message.create({
+        params: { receive_id_type: this.receiveIdType(request.chatId) },
+        data: { receive_id: request.chatId, msg_type: 'interactive', content: JSON.stringify(card) },
+      }),
+    )) as { data?: { message_id?: string } };
     const messageId = answer.data?.message_id;
     if (messageId) this.approvalMessages.set(request.id, { messageId, text });
   }
