@@ -163,6 +163,25 @@ describe('the email channel (Dovecot IMAP + an SMTP server on 127.0.0.1)', () =>
     expect(JSON.stringify(second.model.requests[0]!.messages.at(-1))).toContain('second mail');
   });
 
+  it('reconnects when the IMAP connection drops, and takes in what arrived meanwhile', async () => {
+    const user = account();
+    const home = makeHome(config(user));
+    const { app } = await start(home, new ScriptedModel().script({ text: 'got it after the drop' }));
+    const seen: string[] = [];
+    const timer = setInterval(() => seen.push(state(app) ?? ''), 20);
+    cleanups.push(async () => clearInterval(timer));
+    dovecot.dropConnections();
+    await waitFor(() => seen.includes('reconnecting'), 10_000);
+    await deliver(user, {
+      from: OWNER,
+      subject: 'during the drop',
+      body: 'hello?',
+      messageId: '<d-1@example.com>',
+    });
+    await waitFor(() => mailsTo(OWNER).some((mail) => mail.text?.includes('got it after the drop')), 20_000);
+    expect(state(app)).toBe('connected');
+  });
+
   it('ignores a forged From (failing or missing Authentication-Results) and strangers: no reply, no model call', async () => {
     const user = account();
     const home = makeHome(config(user));

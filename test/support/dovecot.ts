@@ -5,6 +5,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   writeFileSync,
 } from 'node:fs';
@@ -114,6 +115,20 @@ export async function startDovecot(password = 'imap-test-password') {
     port,
     password,
     dir,
+    /** Ends every IMAP session the server holds (as a server restart or a network drop would). */
+    dropConnections(): void {
+      // The master's children named `imap` are the sessions (read from /proc: no procps needed).
+      for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+          if (comm === 'imap' && parent === child.pid) process.kill(Number(pid), 'SIGKILL');
+        } catch {
+          // The process ended while we looked.
+        }
+      }
+    },
     stop(): Promise<void> {
       return new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
