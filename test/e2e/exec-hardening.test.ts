@@ -70,5 +70,6 @@ describe('exec through `wren chat -m` in auto mode without a sandbox', () => {
       expect(result.stderr, command).toBe('');
     }
     expect(readFileSync(join(home, 'workspace', 'notes.txt'), 'utf8')).toBe('ok\n');
-  });
+    // Nine runs of the real CLI, one after another: room for a loaded machine.
+  }, 90_000);
 });
