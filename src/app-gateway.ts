@@ -11,6 +11,7 @@ import {
 import { isLoopbackHost, settleGatewayToken } from './gateway/gateway-token.js';
 import { allowedHostnames } from './gateway/request-guard.js';
 import { type RunningGateway, serveGateway } from './gateway/serve-gateway.js';
+import { ChannelRepository } from './store/channel-repository.js';
 import { ConfigError } from './util/config-error.js';
 
 /** Characters a bearer token may carry (RFC 6750 b64token); anything else could never authenticate. */
@@ -109,6 +110,7 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
       defaultTargets: () => app.config().proactive.deliverTo,
     },
     goals: app.goals,
+    pairings: new ChannelRepository(app.db),
   });
   let running: RunningGateway;
   try {

@@ -3,12 +3,14 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { HttpChannel } from '../channels/http/http-channel.js';
 import type { Gate } from '../gate/create-gate.js';
+import type { ChannelRepository } from '../store/channel-repository.js';
 import type { GoalRepository } from '../store/goal-repository.js';
 import type { SqliteSessionStore } from '../store/sqlite-session-store.js';
 import { registerChatRoutes } from './chat-routes.js';
 import { registerFileRoutes } from './file-routes.js';
 import { registerGateRoutes } from './gate-routes.js';
 import { registerGoalRoutes } from './goal-routes.js';
+import { registerPairingRoutes } from './pairing-routes.js';
 import { type ProactiveRouteOptions, registerProactiveRoutes } from './proactive-routes.js';
 import { problem } from './problem.js';
 import { AuthLimiter, allowedHostnames, hostGuard, tokenAuth } from './request-guard.js';
@@ -36,6 +38,8 @@ export interface GatewayOptions {
   proactive?: ProactiveRouteOptions;
   /** Goals, steps and proposals (`/api/goals…`); without it those routes answer 404. */
   goals?: GoalRepository;
+  /** Pairing codes of the chat channels (`/api/pairings…`); without it those routes answer 404. */
+  pairings?: Pick<ChannelRepository, 'listPairings' | 'approvePairing' | 'revokePairing'>;
   /** Host names requests may name in `Host`/`Origin` (default: the loopback names). */
   allowedHosts?: () => ReadonlySet<string>;
   /** Failed-token rate limiting (default: 10 per address per minute). */
@@ -106,6 +110,8 @@ export function createGateway(options: GatewayOptions): Hono {
     const wake = options.proactive?.wake;
     registerGoalRoutes(app, options.goals, wake ? { wake } : {});
   }
+
+  if (options.pairings) registerPairingRoutes(app, options.pairings);
 
   app.notFound((c) => c.json(problem('not_found', `No route ${c.req.method} ${c.req.path}.`), 404));
   app.onError((error, c) => {

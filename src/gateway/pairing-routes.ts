@@ -1,0 +1,32 @@
+import type { Hono } from 'hono';
+import type { ChannelRepository } from '../store/channel-repository.js';
+import { problem } from './problem.js';
+
+/**
+ * `GET /api/pairings` (pending codes and approved senders, newest first), `POST /api/pairings/:code/approve`
+ * (admits the sender who got the code), `DELETE /api/pairings/:code` (forgets a code or an approval): what
+ * `wren pairing` does, for the web app.
+ */
+export function registerPairingRoutes(
+  app: Hono,
+  pairings: Pick<ChannelRepository, 'listPairings' | 'approvePairing' | 'revokePairing'>,
+  clock: () => number = Date.now,
+): void {
+  app.get('/api/pairings', (c) => c.json({ pairings: pairings.listPairings(clock()) }));
+  app.post('/api/pairings/:code/approve', (c) => {
+    const code = c.req.param('code');
+    const pairing = pairings.approvePairing(code, clock());
+    return pairing
+      ? c.json({ pairing })
+      : c.json(
+          problem('not_found', `No pending pairing code ${code.toUpperCase()} (codes expire after an hour).`),
+          404,
+        );
+  });
+  app.delete('/api/pairings/:code', (c) => {
+    const code = c.req.param('code');
+    return pairings.revokePairing({ code })
+      ? c.json({ revoked: code.toUpperCase() })
+      : c.json(problem('not_found', `No pairing ${code.toUpperCase()}.`), 404);
+  });
+}
