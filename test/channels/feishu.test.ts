@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app.js';
@@ -108,6 +108,28 @@ describe('the Feishu channel (against a fake open platform and long connection)'
     feishu.click(OWNER, once);
     await waitFor(() => texts(feishu, DM).some((text) => text.includes('Done.')));
     expect(existsSync(join(app.config().workspace, 'from-feishu.txt'))).toBe(true);
+  });
+
+  it('passes an image to the model and saves a file to the inbox; a stranger’s file is never downloaded', async () => {
+    const { app, feishu, model } = await start();
+    await waitFor(() => state(app) === 'connected');
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+    feishu.addResource('img_1', png);
+    feishu.addResource('file_1', Buffer.from('minutes of the meeting'));
+    feishu.media({
+      openId: STRANGER,
+      chatId: 'oc_dm_stranger',
+      type: 'file',
+      key: 'file_1',
+      name: 'secret.txt',
+    });
+    feishu.media({ openId: OWNER, chatId: DM, type: 'image', key: 'img_1' });
+    feishu.media({ openId: OWNER, chatId: DM, type: 'file', key: 'file_1', name: '../minutes.txt' });
+    await waitFor(() => model.requests.length === 2);
+    expect(JSON.stringify(model.requests[0]!.messages.at(-1))).toContain(png.toString('base64'));
+    const saved = /inbox\/[\w.-]*minutes\.txt/.exec(JSON.stringify(model.requests[1]!.messages.at(-1)))?.[0];
+    expect(readFileSync(join(app.config().workspace, saved!), 'utf8')).toBe('minutes of the meeting');
+    expect(feishu.calls.filter((call) => call.route.includes('/resources/'))).toHaveLength(2);
   });
 
   it('retries a send answered 429 after Retry-After', async () => {

@@ -53,6 +53,7 @@ export async function startFakeFeishu(options: { appId: string; appSecret: strin
   const answers: FeishuAnswer[] = [];
   const sockets = new Set<WebSocket>();
   const failures = new Map<string, Array<{ status: number; retryAfter: number }>>();
+  const resources = new Map<string, Buffer>();
   let connections = 0;
   let next = 0;
 
@@ -71,7 +72,7 @@ export async function startFakeFeishu(options: { appId: string; appSecret: strin
     void (async () => {
       const url = new URL(request.url ?? '/', 'http://x');
       const body = await readBody(request);
-      const route = `${request.method} ${url.pathname.replace(/\/om_[\w]+/, '/:message_id')}`;
+      const route = `${request.method} ${url.pathname.replace(/\/om_[\w]+/, '/:message_id').replace(/\/resources\/[\w-]+$/, '/resources/:file_key')}`;
       calls.push({ route, query: Object.fromEntries(url.searchParams), body, at: Date.now() });
       const json = (value: unknown) =>
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
@@ -100,6 +101,12 @@ export async function startFakeFeishu(options: { appId: string; appSecret: strin
             'retry-after': String(failure.retryAfter),
           })
           .end(JSON.stringify({ code: 99991400, msg: 'request trigger frequency limit' }));
+        return;
+      }
+      if (route === 'GET /open-apis/im/v1/messages/:message_id/resources/:file_key') {
+        const bytes = resources.get(url.pathname.split('/').pop() ?? '');
+        if (!bytes) return json({ code: 234003, msg: 'file not found' });
+        response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes);
         return;
       }
       if (route === 'POST /open-apis/im/v1/messages')
@@ -218,6 +225,37 @@ export async function startFakeFeishu(options: { appId: string; appSecret: strin
           message_type: 'text',
           content: JSON.stringify({ text: `${message.mentionBot ? '@_user_1 ' : ''}${message.text}` }),
           mentions,
+        },
+      });
+      return messageId;
+    },
+    /** Serves `bytes` as the resource `key` of any message (an image_key or file_key). */
+    addResource(key: string, bytes: Buffer): void {
+      resources.set(key, bytes);
+    },
+    /** An image or file message from `openId` in a direct chat; returns its message id. */
+    media(message: {
+      openId: string;
+      chatId: string;
+      type: 'image' | 'file';
+      key: string;
+      name?: string;
+    }): string {
+      const messageId = `om_in${++next}`;
+      const content =
+        message.type === 'image'
+          ? { image_key: message.key }
+          : { file_key: message.key, file_name: message.name ?? 'file' };
+      event('im.message.receive_v1', {
+        sender: { sender_id: { open_id: message.openId }, sender_type: 'user', tenant_key: 't1' },
+        message: {
+          message_id: messageId,
+          create_time: String(Date.now()),
+          chat_id: message.chatId,
+          chat_type: 'p2p',
+          message_type: message.type,
+          content: JSON.stringify(content),
+          mentions: [],
         },
       });
       return messageId;

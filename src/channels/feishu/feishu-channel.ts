@@ -1,6 +1,8 @@
 import type { Client, WSClient } from '@larksuiteoapi/node-sdk';
 import type { ApprovalEvent, ApprovalRequest } from '../../bus/messages.js';
+import type { ImagePart } from '../../llm/types.js';
 import { approvalButtonData, describeApprovalText, parseApprovalButton } from '../approval-text.js';
+import { saveInboxFile } from '../inbox-file.js';
 import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
 import type { FeishuConfig } from './feishu-config.js';
 
@@ -28,6 +30,25 @@ const LABELS = { once: 'Allow once', session: 'Allow for this chat', always: 'Al
 
 export interface FeishuChannelOptions extends Omit<PlatformChannelOptions, 'name' | 'access' | 'progress'> {
   config: () => FeishuConfig;
+  /** Where received files are saved (its `inbox/` folder). */
+  workspace: () => string;
+}
+
+/** Largest image or file taken from a message. */
+const MAX_FILE_BYTES = 20 * 1024 * 1024;
+
+/** The image type of `bytes` by its signature (Feishu serves images without a reliable content type). */
+function imageType(bytes: Buffer): ImagePart['mediaType'] | undefined {
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png';
+  if (bytes[0] === 0xff && bytes[1] === 0xd8) return 'image/jpeg';
+  if (bytes.subarray(0, 4).toString('latin1') === 'GIF8') return 'image/gif';
+  if (
+    bytes.subarray(0, 4).toString('latin1') === 'RIFF' &&
+    bytes.subarray(8, 12).toString('latin1') === 'WEBP'
+  )
+    return 'image/webp';
+  return undefined;
 }
 
 /**
@@ -65,7 +86,9 @@ export class FeishuChannel extends PlatformChannel {
     const base = { appId: config.appId, appSecret: config.appSecret, domain: config.domain, logger };
     this.client = new lark.Client(base);
     const dispatcher = new lark.EventDispatcher({}).register({
-      'im.message.receive_v1': async (data: FeishuMessageEvent) => this.onMessage(data),
+      'im.message.receive_v1': async (data: FeishuMessageEvent) => {
+        await this.onMessage(data).catch((error: unknown) => this.feishu.onError?.(error));
+      },
       'card.action.trigger': async (data: FeishuCardAction) => this.onCardAction(data),
     } as never);
     this.attachPlatform();
@@ -108,27 +131,83 @@ export class FeishuChannel extends PlatformChannel {
     return answer.bot?.open_id ?? '';
   }
 
-  private onMessage(data: FeishuMessageEvent): void {
+  private async onMessage(data: FeishuMessageEvent): Promise<void> {
     const message = data.message;
     const sender = data.sender?.sender_id?.open_id;
     if (!message || !sender || data.sender?.sender_type === 'app') return;
-    let text = '';
+    let content: {
+      text?: string;
+      image_key?: string;
+      file_key?: string;
+      file_name?: string;
+      duration?: number;
+    } = {};
     try {
-      const content = JSON.parse(message.content) as { text?: string };
-      text = content.text ?? `[a ${message.message_type} message; Wren reads text here]`;
+      content = JSON.parse(message.content) as typeof content;
     } catch {
-      text = '';
+      content = {};
     }
     const mentions = message.mentions ?? [];
     const mentioned = mentions.some((mention) => !this.botOpenId || mention.id?.open_id === this.botOpenId);
+    const group = message.chat_type === 'group' ? { group: { mentioned, repliedToBot: false } } : {};
+    const base = { platformId: message.message_id, senderId: sender, chatId: message.chat_id, ...group };
+    // Who may talk is decided before anything is downloaded: a stranger's file costs nothing.
+    if (message.message_type !== 'text' && !this.mayTalk(sender, message.chat_id, group)) {
+      this.receive({ ...base, text: '' });
+      return;
+    }
+    let text = content.text ?? '';
     for (const mention of mentions) text = text.split(mention.key).join('').trim();
-    this.receive({
-      platformId: message.message_id,
-      senderId: sender,
-      chatId: message.chat_id,
-      text,
-      ...(message.chat_type === 'group' ? { group: { mentioned, repliedToBot: false } } : {}),
+    const media: ImagePart[] = [];
+    const download = (key: string, type: 'image' | 'file') => this.resource(message.message_id, key, type);
+    if (message.message_type === 'image' && content.image_key) {
+      const bytes = await download(content.image_key, 'image');
+      const mediaType = imageType(bytes);
+      if (mediaType) media.push({ type: 'image', mediaType, data: bytes.toString('base64') });
+      else text = '[an image in a format Wren cannot pass on]';
+    } else if ((message.message_type === 'file' || message.message_type === 'media') && content.file_key) {
+      const bytes = await download(content.file_key, 'file');
+      const saved = await saveInboxFile(this.feishu.workspace(), content.file_name ?? 'file', bytes);
+      text = `[file saved to ${saved} (${bytes.length} bytes)]`;
+    } else if (message.message_type === 'audio' && content.file_key) {
+      const seconds = Math.round((content.duration ?? 0) / 1000);
+      text = await this.voiceText(`a ${seconds} s voice message`, () => download(content.file_key!, 'file'));
+    } else if (message.message_type !== 'text') {
+      text = `[a ${message.message_type} message; Wren reads text, images, files and voice here]`;
+    }
+    this.receive({ ...base, text, ...(media.length ? { media } : {}) });
+  }
+
+  /** Whether a non-text message would be admitted (so nothing is downloaded for strangers or unaddressed groups). */
+  private mayTalk(
+    sender: string,
+    chatId: string,
+    group: { group?: { mentioned: boolean; repliedToBot: boolean } },
+  ) {
+    const access = this.feishu.config().access;
+    if (group.group && !(access.groups.includes(chatId) && group.group.mentioned)) return false;
+    return (
+      access.owner.includes(sender) ||
+      access.allowFrom.includes('*') ||
+      access.allowFrom.includes(sender) ||
+      this.platform.ledger.isPaired(this.name, sender)
+    );
+  }
+
+  /** A message's image or file, at most 20 MB. */
+  private async resource(messageId: string, fileKey: string, type: 'image' | 'file'): Promise<Buffer> {
+    const answer = await this.client!.im.v1.messageResource.get({
+      path: { message_id: messageId, file_key: fileKey },
+      params: { type },
     });
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of answer.getReadableStream()) {
+      total += (chunk as Buffer).length;
+      if (total > MAX_FILE_BYTES) throw new Error('the file is over the 20 MB limit');
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks);
   }
 
   private async onCardAction(data: FeishuCardAction) {
