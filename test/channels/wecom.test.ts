@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app.js';
 import { type FakeWecom, startFakeWecom } from '../fakes/fake-wecom-server.js';
@@ -65,6 +67,20 @@ describe('the WeCom channel (against a fake long connection)', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(model.requests).toHaveLength(1);
+  });
+
+  it('decrypts an image for the model and a file into the inbox; a stranger’s file is never fetched', async () => {
+    const { app, wecom, model } = await start();
+    await waitFor(() => state(app) === 'connected');
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex');
+    wecom.attachment({ userid: 'lisi', kind: 'file', bytes: Buffer.from('not for you'), name: 'x.txt' });
+    wecom.attachment({ userid: OWNER, kind: 'image', bytes: png });
+    wecom.attachment({ userid: OWNER, kind: 'file', bytes: Buffer.from('quarterly plan'), name: 'plan.txt' });
+    await waitFor(() => model.requests.length === 2);
+    expect(JSON.stringify(model.requests[0]!.messages.at(-1))).toContain(png.toString('base64'));
+    const saved = /inbox\/[\w.-]*plan\.txt/.exec(JSON.stringify(model.requests[1]!.messages.at(-1)))?.[0];
+    expect(readFileSync(join(app.config().workspace, saved!), 'utf8')).toBe('quarterly plan');
+    expect(wecom.downloads()).toBe(2);
   });
 
   it('delivers a reminder set in the chat through the proactive send', async () => {

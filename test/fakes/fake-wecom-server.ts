@@ -4,6 +4,7 @@
  * `aibot_msg_callback`, and replies (`aibot_respond_msg`) and proactive sends (`aibot_send_msg`) recorded and
  * acked by `req_id`.
  */
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -19,8 +20,29 @@ export async function startFakeWecom(options: { botId: string; secret: string })
   const frames: WecomFrame[] = [];
   const sockets = new Set<WebSocket>();
   let subscribes = 0;
+  let downloads = 0;
   let next = 0;
-  const server = createServer();
+  const files = new Map<string, { bytes: Buffer; name: string }>();
+  // Files are served encrypted, as WeCom does: AES-256-CBC, IV = the key's first 16 bytes, PKCS#7 to 32 bytes.
+  const server = createServer((request, response) => {
+    const file = files.get(request.url ?? '');
+    if (!file) return void response.writeHead(404).end();
+    downloads++;
+    response
+      .writeHead(200, { 'content-disposition': `attachment; filename="${encodeURIComponent(file.name)}"` })
+      .end(file.bytes);
+  });
+  const encrypt = (plain: Buffer) => {
+    const key = randomBytes(32);
+    const pad = 32 - (plain.length % 32);
+    const cipher = createCipheriv('aes-256-cbc', key, key.subarray(0, 16));
+    cipher.setAutoPadding(false);
+    const bytes = Buffer.concat([
+      cipher.update(Buffer.concat([plain, Buffer.alloc(pad, pad)])),
+      cipher.final(),
+    ]);
+    return { bytes, aeskey: key.toString('base64') };
+  };
   const wss = new WebSocketServer({ server });
   wss.on('connection', (socket) => {
     sockets.add(socket);
@@ -66,6 +88,29 @@ export async function startFakeWecom(options: { botId: string; secret: string })
       for (const socket of sockets) socket.send(JSON.stringify(frame));
       return reqId;
     },
+    /** An image (`kind: 'image'`) or file message from `userid`, its bytes served encrypted; returns its req_id. */
+    attachment(message: { userid: string; kind: 'image' | 'file'; bytes: Buffer; name?: string }): string {
+      const { bytes, aeskey } = encrypt(message.bytes);
+      const path = `/files/${++next}`;
+      files.set(path, { bytes, name: message.name ?? 'file' });
+      const reqId = `callback-${++next}`;
+      const frame = {
+        cmd: 'aibot_msg_callback',
+        headers: { req_id: reqId },
+        body: {
+          msgid: `msg-${next}`,
+          aibotid: options.botId,
+          chattype: 'single',
+          from: { userid: message.userid },
+          msgtype: message.kind,
+          [message.kind]: { url: `http://127.0.0.1:${port}${path}`, aeskey },
+        },
+      };
+      for (const socket of sockets) socket.send(JSON.stringify(frame));
+      return reqId;
+    },
+    /** How many encrypted files were fetched. */
+    downloads: () => downloads,
     disconnect(): void {
       for (const socket of sockets) socket.terminate();
     },

@@ -2,6 +2,7 @@ import type { Client, WSClient } from '@larksuiteoapi/node-sdk';
 import type { ApprovalEvent, ApprovalRequest } from '../../bus/messages.js';
 import type { ImagePart } from '../../llm/types.js';
 import { approvalButtonData, describeApprovalText, parseApprovalButton } from '../approval-text.js';
+import { imageType } from '../image-type.js';
 import { saveInboxFile } from '../inbox-file.js';
 import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
 import type { FeishuConfig } from './feishu-config.js';
@@ -36,20 +37,6 @@ export interface FeishuChannelOptions extends Omit<PlatformChannelOptions, 'name
 
 /** Largest image or file taken from a message. */
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
-
-/** The image type of `bytes` by its signature (Feishu serves images without a reliable content type). */
-function imageType(bytes: Buffer): ImagePart['mediaType'] | undefined {
-  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
-    return 'image/png';
-  if (bytes[0] === 0xff && bytes[1] === 0xd8) return 'image/jpeg';
-  if (bytes.subarray(0, 4).toString('latin1') === 'GIF8') return 'image/gif';
-  if (
-    bytes.subarray(0, 4).toString('latin1') === 'RIFF' &&
-    bytes.subarray(8, 12).toString('latin1') === 'WEBP'
-  )
-    return 'image/webp';
-  return undefined;
-}
 
 /**
  * Feishu / Lark through the official SDK's long connection (a WebSocket the SDK opens: nothing to expose).

@@ -1,5 +1,8 @@
 import type { WSClient, WsFrame } from '@wecom/aibot-node-sdk';
 import type { OutboundMessage } from '../../bus/messages.js';
+import type { ImagePart } from '../../llm/types.js';
+import { imageType } from '../image-type.js';
+import { saveInboxFile } from '../inbox-file.js';
 import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
 import type { WecomConfig } from './wecom-config.js';
 
@@ -12,11 +15,22 @@ interface WecomMessage {
   msgtype: string;
   text?: { content: string };
   voice?: { content?: string };
+  image?: { url: string; aeskey?: string };
+  file?: { url: string; aeskey?: string };
+  mixed?: {
+    msg_item?: Array<{
+      msgtype: string;
+      text?: { content?: string };
+      image?: { url: string; aeskey?: string };
+    }>;
+  };
   quote?: { msgtype?: string; text?: { content?: string } };
 }
 
 export interface WecomChannelOptions extends Omit<PlatformChannelOptions, 'name' | 'access' | 'progress'> {
   config: () => WecomConfig;
+  /** Where received files are saved (its `inbox/` folder). */
+  workspace: () => string;
 }
 
 const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -53,7 +67,9 @@ export class WecomChannel extends PlatformChannel {
       maxAuthFailureAttempts: 2,
       logger: quietLogger,
     });
-    client.on('message', (frame: WsFrame) => this.onMessage(frame));
+    client.on('message', (frame: WsFrame) => {
+      this.onMessage(frame).catch((error: unknown) => this.wecom.onError?.(error));
+    });
     client.on('authenticated', () => this.setState('connected'));
     client.on('disconnected', (reason: string) => {
       if (!this.stopping) this.setState('reconnecting', String(reason || 'the connection closed'));
@@ -78,17 +94,12 @@ export class WecomChannel extends PlatformChannel {
     this.setState('stopped');
   }
 
-  private onMessage(frame: WsFrame): void {
+  private async onMessage(frame: WsFrame): Promise<void> {
     const body = frame.body as WecomMessage | undefined;
     if (!body?.msgid || !body.from?.userid) return;
     const group = body.chattype === 'group';
     const chatId = group ? (body.chatid ?? body.from.userid) : body.from.userid;
-    const text =
-      body.msgtype === 'text'
-        ? (body.text?.content ?? '')
-        : body.msgtype === 'voice'
-          ? (body.voice?.content ?? '[a voice message without a transcript]')
-          : `[a ${body.msgtype} message; Wren reads text and voice here]`;
+    const { text, media } = await this.contentOf(body);
     // Kept before the turn starts (a command may be answered at once) and dropped again unless this message
     // started a turn; a repeat of the same id must not replace the frame the first one is answered on.
     const key = `${this.name}:${chatId}:${body.msgid}`;
@@ -101,12 +112,56 @@ export class WecomChannel extends PlatformChannel {
       chatId,
       // The platform delivers group messages only when the bot is @mentioned.
       text: text.replace(/^@\S+\s*/, ''),
+      ...(media.length ? { media } : {}),
       ...(group ? { group: { mentioned: true, repliedToBot: false } } : {}),
       ...(body.quote?.text?.content ? { quote: body.quote.text.content } : {}),
     });
     if (result === 'accepted') return;
     if (previous) this.frames.set(key, previous);
     else this.frames.delete(key);
+  }
+
+  /**
+   * The words and images of a callback. Images and files are downloaded (and decrypted with their own key
+   * by the SDK) only for senders who may talk: a stranger's attachment costs nothing.
+   */
+  private async contentOf(body: WecomMessage): Promise<{ text: string; media: ImagePart[] }> {
+    if (body.msgtype === 'text') return { text: body.text?.content ?? '', media: [] };
+    if (body.msgtype === 'voice')
+      return { text: body.voice?.content ?? '[a voice message without a transcript]', media: [] };
+    const access = this.wecom.config().access;
+    const sender = body.from.userid;
+    const allowed =
+      access.owner.includes(sender) ||
+      access.allowFrom.includes('*') ||
+      access.allowFrom.includes(sender) ||
+      this.platform.ledger.isPaired(this.name, sender);
+    if (!allowed) return { text: '', media: [] };
+    const media: ImagePart[] = [];
+    const image = async (item: { url: string; aeskey?: string }) => {
+      const { buffer } = await this.client!.downloadFile(item.url, item.aeskey ?? '');
+      const mediaType = imageType(buffer);
+      if (mediaType && media.length < 4)
+        media.push({ type: 'image', mediaType, data: buffer.toString('base64') });
+    };
+    if (body.msgtype === 'image' && body.image) {
+      await image(body.image);
+      return { text: '', media };
+    }
+    if (body.msgtype === 'file' && body.file) {
+      const { buffer, filename } = await this.client!.downloadFile(body.file.url, body.file.aeskey ?? '');
+      const saved = await saveInboxFile(this.wecom.workspace(), filename ?? 'file', buffer);
+      return { text: `[file saved to ${saved} (${buffer.length} bytes)]`, media };
+    }
+    if (body.msgtype === 'mixed') {
+      const words: string[] = [];
+      for (const item of body.mixed?.msg_item ?? []) {
+        if (item.msgtype === 'text' && item.text?.content) words.push(item.text.content);
+        if (item.msgtype === 'image' && item.image) await image(item.image);
+      }
+      return { text: words.join('\n'), media };
+    }
+    return { text: `[a ${body.msgtype} message; Wren reads text, voice, images and files here]`, media };
   }
 
   /** A reply on its request frame; anything else through the proactive-send command. */
