@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app.js';
@@ -130,6 +130,19 @@ describe('the Feishu channel (against a fake open platform and long connection)'
     const saved = /inbox\/[\w.-]*minutes\.txt/.exec(JSON.stringify(model.requests[1]!.messages.at(-1)))?.[0];
     expect(readFileSync(join(app.config().workspace, saved!), 'utf8')).toBe('minutes of the meeting');
     expect(feishu.calls.filter((call) => call.route.includes('/resources/'))).toHaveLength(2);
+  });
+
+  it('uploads a file the model sends and posts it as a file message', async () => {
+    const { app, feishu, model } = await start();
+    await waitFor(() => state(app) === 'connected');
+    writeFileSync(join(app.config().workspace, 'notes.txt'), 'the notes');
+    model.script({ toolCalls: [{ name: 'send_file', arguments: { path: 'notes.txt' } }] }, { text: 'Sent.' });
+    feishu.text({ openId: OWNER, chatId: DM, text: 'send the notes' });
+    await waitFor(() => feishu.created(DM).some((message) => message.type === 'file'));
+    expect(feishu.calls.some((call) => call.route === 'POST /open-apis/im/v1/files')).toBe(true);
+    expect(feishu.created(DM).find((message) => message.type === 'file')!.content).toMatchObject({
+      file_key: expect.stringMatching(/^file_up/),
+    });
   });
 
   it('retries a send answered 429 after Retry-After', async () => {

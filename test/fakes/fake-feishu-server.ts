@@ -109,6 +109,10 @@ export async function startFakeFeishu(options: { appId: string; appSecret: strin
         response.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes);
         return;
       }
+      if (route === 'POST /open-apis/im/v1/images')
+        return json({ code: 0, msg: 'ok', data: { image_key: `img_up${++next}` } });
+      if (route === 'POST /open-apis/im/v1/files')
+        return json({ code: 0, msg: 'ok', data: { file_key: `file_up${++next}` } });
       if (route === 'POST /open-apis/im/v1/messages')
         return json({
           code: 0,

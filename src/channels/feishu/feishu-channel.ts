@@ -1,5 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import type { Client, WSClient } from '@larksuiteoapi/node-sdk';
-import type { ApprovalEvent, ApprovalRequest } from '../../bus/messages.js';
+import type { ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messages.js';
 import type { ImagePart } from '../../llm/types.js';
 import { approvalButtonData, describeApprovalText, parseApprovalButton } from '../approval-text.js';
 import { imageType } from '../image-type.js';
@@ -227,6 +228,40 @@ export class FeishuChannel extends PlatformChannel {
       () => undefined,
     )) as { code?: number } | undefined;
     if (!answer || (answer.code ?? 0) !== 0) await create('text', { text });
+  }
+
+  /** Uploads a file the model sends and posts it: images as images, everything else as a file. */
+  protected override async sendFile(chatId: string, file: Attachment): Promise<void> {
+    const im = this.client!.im.v1;
+    const bytes = await readFile(file.path);
+    const name = file.name.split('/').pop() ?? 'file';
+    const image = imageType(bytes);
+    const [msgType, content] = image
+      ? [
+          'image',
+          {
+            image_key: (
+              await this.retrying(() => im.image.create({ data: { image_type: 'message', image: bytes } }))
+            )?.image_key,
+          },
+        ]
+      : [
+          'file',
+          {
+            file_key: (
+              await this.retrying(() =>
+                im.file.create({ data: { file_type: 'stream', file_name: name, file: bytes } }),
+              )
+            )?.file_key,
+          },
+        ];
+    if (!Object.values(content)[0]) throw new Error(`Feishu did not accept the upload of ${name}`);
+    await this.retrying(() =>
+      im.message.create({
+        params: { receive_id_type: this.receiveIdType(chatId) },
+        data: { receive_id: chatId, msg_type: msgType, content: JSON.stringify(content) },
+      }),
+    );
   }
 
   /** Chat ids start with oc_; the owner's id (a proactive target) is an open_id. */
