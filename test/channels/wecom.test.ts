@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app.js';
@@ -81,6 +81,19 @@ describe('the WeCom channel (against a fake long connection)', () => {
     const saved = /inbox\/[\w.-]*plan\.txt/.exec(JSON.stringify(model.requests[1]!.messages.at(-1)))?.[0];
     expect(readFileSync(join(app.config().workspace, saved!), 'utf8')).toBe('quarterly plan');
     expect(wecom.downloads()).toBe(2);
+  });
+
+  it('uploads a file the model sends and pushes it as a media message', async () => {
+    const { app, wecom, model } = await start();
+    await waitFor(() => state(app) === 'connected');
+    writeFileSync(join(app.config().workspace, 'notes.txt'), 'the notes');
+    model.script({ toolCalls: [{ name: 'send_file', arguments: { path: 'notes.txt' } }] }, { text: 'Sent.' });
+    wecom.text({ userid: OWNER, content: 'send the notes' });
+    await waitFor(() =>
+      wecom.sent('aibot_send_msg').some((frame) => JSON.stringify(frame.body).includes('media-')),
+    );
+    const chunks = wecom.sent('aibot_upload_media_chunk');
+    expect(Buffer.from(String(chunks[0]!.body?.['base64_data']), 'base64').toString()).toBe('the notes');
   });
 
   it('delivers a reminder set in the chat through the proactive send', async () => {

@@ -50,12 +50,23 @@ export async function startFakeWecom(options: { botId: string; secret: string })
     socket.on('message', (data) => {
       const frame = JSON.parse(data.toString()) as WecomFrame;
       frames.push({ ...frame, at: Date.now() });
-      const reply = (errcode: number, errmsg = 'ok') =>
-        socket.send(JSON.stringify({ headers: { req_id: frame.headers.req_id }, errcode, errmsg }));
+      const reply = (errcode: number, errmsg = 'ok', body?: Record<string, unknown>) =>
+        socket.send(
+          JSON.stringify({
+            headers: { req_id: frame.headers.req_id },
+            errcode,
+            errmsg,
+            ...(body ? { body } : {}),
+          }),
+        );
       if (frame.cmd === 'aibot_subscribe') {
         subscribes++;
         const ok = frame.body?.['bot_id'] === options.botId && frame.body?.['secret'] === options.secret;
         reply(ok ? 0 : 40001, ok ? 'ok' : 'invalid secret');
+      } else if (frame.cmd === 'aibot_upload_media_init') {
+        reply(0, 'ok', { upload_id: `upload-${++next}` });
+      } else if (frame.cmd === 'aibot_upload_media_finish') {
+        reply(0, 'ok', { media_id: `media-${++next}`, type: 'file' });
       } else {
         reply(0);
       }

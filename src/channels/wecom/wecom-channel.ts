@@ -1,5 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import type { WSClient, WsFrame } from '@wecom/aibot-node-sdk';
-import type { OutboundMessage } from '../../bus/messages.js';
+import type { Attachment, OutboundMessage } from '../../bus/messages.js';
 import type { ImagePart } from '../../llm/types.js';
 import { imageType } from '../image-type.js';
 import { saveInboxFile } from '../inbox-file.js';
@@ -176,6 +177,17 @@ export class WecomChannel extends PlatformChannel {
       message.text.trim() || '(empty reply)',
       true,
     );
+  }
+
+  /** Uploads a file the model sends (the SDK's chunked upload) and pushes it: images as images. */
+  protected override async sendFile(chatId: string, file: Attachment): Promise<void> {
+    const bytes = await readFile(file.path);
+    const kind = imageType(bytes) ? 'image' : 'file';
+    const uploaded = await this.client!.uploadMedia(bytes, {
+      type: kind,
+      filename: file.name.split('/').pop() ?? 'file',
+    });
+    await this.client!.sendMediaMessage(chatId, kind, uploaded.media_id);
   }
 
   protected async sendText(chatId: string, text: string): Promise<void> {
