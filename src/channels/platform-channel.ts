@@ -15,6 +15,8 @@ import type { ChannelState } from './channel.js';
 import { type Addressing, type ChannelAccess, isAddressed, standingOf } from './channel-access.js';
 import { ChannelBase } from './channel-base.js';
 import type { ChannelLedger } from './channel-ledger.js';
+import { defaultBackoff, retryDelay, sleep } from './retry.js';
+import { SenderRateLimit } from './sender-rate-limit.js';
 import { splitMessage } from './split-message.js';
 import type { Transcribe } from './transcription.js';
 import { type ProgressMode, TurnProgress } from './turn-progress.js';
@@ -66,12 +68,6 @@ export interface PlatformChannelOptions {
   onError?: (error: unknown) => void;
 }
 
-/** Default reconnect delays: 1 s, 2 s, 4 s … capped at a minute, with jitter so restarts do not align. */
-export function defaultBackoff(attempt: number): number {
-  const base = Math.min(60_000, 1000 * 2 ** Math.max(0, attempt - 1));
-  return Math.round(base * (0.8 + Math.random() * 0.4));
-}
-
 /**
  * The base of every chat-platform adapter: who may talk (owner, allow list, pairing, groups only when
  * addressed), de-duplication that survives restarts, per-sender rate limits and size caps, typed approval
@@ -84,7 +80,7 @@ export abstract class PlatformChannel extends ChannelBase {
   /** Longest text the platform takes in one message. */
   protected abstract readonly textLimit: number;
   protected readonly platform: PlatformChannelOptions;
-  private readonly windows = new Map<string, { start: number; count: number; warned: boolean }>();
+  private readonly rates = new SenderRateLimit();
   /** Approvals shown in chats, by short id. */
   private readonly presented = new Map<string, ApprovalRequest>();
   private progress: TurnProgress | undefined;
@@ -186,7 +182,15 @@ export abstract class PlatformChannel extends ChannelBase {
       if (access.pairing && !message.group) this.offerPairing(message, now);
       return 'blocked';
     }
-    if (!this.withinRate(message, access.rateLimit, now)) return 'limited';
+    const rate = this.rates.admit(message.senderId, access.rateLimit, now);
+    if (rate !== 'ok') {
+      if (rate === 'first-over')
+        this.notice(
+          message.chatId,
+          `Slow down: at most ${access.rateLimit} messages a minute. The rest were dropped.`,
+        );
+      return 'limited';
+    }
     const cap = this.platform.maxInboundChars ?? 32_000;
     if (message.text.length > cap) {
       this.notice(
@@ -345,25 +349,6 @@ export abstract class PlatformChannel extends ChannelBase {
     this.setState('stopped');
   }
 
-  private withinRate(message: PlatformMessage, perMinute: number, now: number): boolean {
-    const window = this.windows.get(message.senderId);
-    if (!window || now - window.start >= 60_000) {
-      this.windows.set(message.senderId, { start: now, count: 1, warned: false });
-      if (this.windows.size > 10_000) this.windows.delete(this.windows.keys().next().value as string);
-      return true;
-    }
-    window.count++;
-    if (window.count <= perMinute) return true;
-    if (!window.warned) {
-      window.warned = true;
-      this.notice(
-        message.chatId,
-        `Slow down: at most ${perMinute} messages a minute. The rest were dropped.`,
-      );
-    }
-    return false;
-  }
-
   private offerPairing(message: PlatformMessage, now: number): void {
     const asked = this.platform.ledger.askPairing(
       {
@@ -381,31 +366,4 @@ export abstract class PlatformChannel extends ChannelBase {
       `This assistant only talks to people its owner allowed. Your pairing code is ${asked.pairing.code} (valid for an hour): ask the owner to run \`wren pairing approve ${asked.pairing.code}\`.`,
     );
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-/** How long to wait before retrying a failed API call (429 or 5xx), or undefined when retrying cannot help. */
-function retryDelay(error: unknown, attempt: number): number | undefined {
-  const failed = error as {
-    status?: number;
-    statusCode?: number;
-    response?: { status?: number; headers?: Record<string, unknown> };
-  };
-  const status = failed.response?.status ?? failed.status ?? failed.statusCode;
-  if (status === undefined || (status !== 429 && (status < 500 || status > 599))) return undefined;
-  const header = Number(failed.response?.headers?.['retry-after']);
-  return Number.isFinite(header) && header > 0
-    ? Math.min(header, 300) * 1000
-    : Math.min(1000 * 2 ** (attempt - 1), 30_000);
 }

@@ -1,0 +1,33 @@
+/** Default reconnect delays: 1 s, 2 s, 4 s … capped at a minute, with jitter so restarts do not align. */
+export function defaultBackoff(attempt: number): number {
+  const base = Math.min(60_000, 1000 * 2 ** Math.max(0, attempt - 1));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** How long to wait before retrying a failed API call (429 or 5xx), or undefined when retrying cannot help. */
+export function retryDelay(error: unknown, attempt: number): number | undefined {
+  const failed = error as {
+    status?: number;
+    statusCode?: number;
+    response?: { status?: number; headers?: Record<string, unknown> };
+  };
+  const status = failed.response?.status ?? failed.status ?? failed.statusCode;
+  if (status === undefined || (status !== 429 && (status < 500 || status > 599))) return undefined;
+  const header = Number(failed.response?.headers?.['retry-after']);
+  return Number.isFinite(header) && header > 0
+    ? Math.min(header, 300) * 1000
+    : Math.min(1000 * 2 ** (attempt - 1), 30_000);
+}
