@@ -102,7 +102,12 @@ export abstract class PlatformChannel extends ChannelBase {
    * Posts or edits the one status message of a turn; returns its handle for the next edit. Default: none
    * (platforms without edits show no progress).
    */
-  protected async postStatus(_chatId: string, _text: string, _handle?: string): Promise<string | undefined> {
+  protected async postStatus(
+    _chatId: string,
+    _text: string,
+    _handle?: string,
+    _replyTo?: string,
+  ): Promise<string | undefined> {
     return undefined;
   }
 
@@ -118,7 +123,7 @@ export abstract class PlatformChannel extends ChannelBase {
     this.progress ??= new TurnProgress({
       mode: () => this.platform.progress?.() ?? 'hints',
       typing: (chatId) => this.typing(chatId),
-      post: (chatId, text, handle) => this.postStatus(chatId, text, handle),
+      post: (chatId, text, handle, replyTo) => this.postStatus(chatId, text, handle, replyTo),
       onError: (error) => this.platform.onError?.(error),
     });
     const progress = this.progress;

@@ -6,14 +6,23 @@ export type ProgressMode = 'off' | 'hints' | 'full';
 export interface TurnProgressOptions {
   mode: () => ProgressMode;
   typing: (chatId: string) => Promise<void>;
-  /** Posts (no handle) or edits (handle) the turn's status message; returns the handle to edit next. */
-  post: (chatId: string, text: string, handle?: string) => Promise<string | undefined>;
+  /**
+   * Posts (no handle) or edits (handle) the turn's status message; returns the handle to edit next.
+   * `replyTo` is the inbound message whose turn it is (WeCom streams progress on that message's frame).
+   */
+  post: (
+    chatId: string,
+    text: string,
+    handle: string | undefined,
+    replyTo: string,
+  ) => Promise<string | undefined>;
   onError: (error: unknown) => void;
   /** How often "typing…" is renewed while a turn runs (platforms show it ~5 s). */
   typingEveryMs?: number;
 }
 
 interface Turn {
+  replyTo: string;
   chatId: string;
   timer: NodeJS.Timeout;
   lines: string[];
@@ -75,6 +84,7 @@ export class TurnProgress {
     const timer = setInterval(typing, this.options.typingEveryMs ?? 4500);
     timer.unref();
     this.turns.set(replyTo, {
+      replyTo,
       chatId,
       timer,
       lines: [],
@@ -93,7 +103,7 @@ export class TurnProgress {
     turn.busy = true;
     turn.dirty = false;
     this.options
-      .post(turn.chatId, turn.lines.join('\n'), turn.handle)
+      .post(turn.chatId, turn.lines.join('\n'), turn.handle, turn.replyTo)
       .then((handle) => {
         turn.handle = handle ?? turn.handle;
       })

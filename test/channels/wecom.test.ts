@@ -96,6 +96,28 @@ describe('the WeCom channel (against a fake long connection)', () => {
     expect(Buffer.from(String(chunks[0]!.body?.['base64_data']), 'base64').toString()).toBe('the notes');
   });
 
+  it('streams tool progress into the reply, then finishes the same stream with the answer', async () => {
+    const { app, wecom, model } = await start();
+    await waitFor(() => state(app) === 'connected');
+    writeFileSync(join(app.config().workspace, 'todo.md'), '- call the bank');
+    model.script(
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'todo.md' } }] },
+      { text: 'You should call the bank.' },
+    );
+    const reqId = wecom.text({ userid: OWNER, content: 'what is on my list?' });
+    await waitFor(() =>
+      replies(wecom).some((frame) => JSON.stringify(frame.body).includes('call the bank.')),
+    );
+    const streams = replies(wecom)
+      .filter((frame) => frame.headers.req_id === reqId)
+      .map((frame) => frame.body?.['stream'] as { id: string; finish: boolean; content: string });
+    expect(streams.at(-1)).toMatchObject({ finish: true, content: 'You should call the bank.' });
+    const progress = streams.filter((stream) => !stream.finish);
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress[0]!.content).toMatch(/todo\.md/);
+    expect(new Set(streams.map((stream) => stream.id)).size).toBe(1);
+  });
+
   it('delivers a reminder set in the chat through the proactive send', async () => {
     const { app, wecom, model } = await start();
     await waitFor(() => state(app) === 'connected');

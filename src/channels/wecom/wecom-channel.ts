@@ -50,9 +50,16 @@ export class WecomChannel extends PlatformChannel {
   private stopping = false;
   /** The request frame of each chat's latest message, by the inbound id it became. */
   private readonly frames = new Map<string, WsFrame>();
+  /** The stream a turn's progress was shown in, by inbound id: the answer finishes that same stream. */
+  private readonly streams = new Map<string, string>();
 
   constructor(options: WecomChannelOptions) {
-    super({ ...options, name: 'wecom', access: () => options.config().access, progress: () => 'off' });
+    super({
+      ...options,
+      name: 'wecom',
+      access: () => options.config().access,
+      progress: () => options.config().progress,
+    });
     this.wecom = options;
   }
 
@@ -170,16 +177,28 @@ export class WecomChannel extends PlatformChannel {
     const frame = this.frames.get(message.replyTo);
     if (!frame) return super.send(message);
     this.frames.delete(message.replyTo);
-    const { generateReqId } = await import('@wecom/aibot-node-sdk');
-    await this.client!.replyStream(
-      frame,
-      generateReqId('stream'),
-      message.text.trim() || '(empty reply)',
-      true,
-    );
+    const streamId = this.streams.get(message.replyTo) ?? (await this.newStreamId());
+    this.streams.delete(message.replyTo);
+    await this.client!.replyStream(frame, streamId, message.text.trim() || '(empty reply)', true);
   }
 
   /** Uploads a file the model sends (the SDK's chunked upload) and pushes it: images as images. */
+  /** Progress goes into the reply's own stream (WeCom shows a stream as one message being written). */
+  protected override async postStatus(_chatId: string, text: string, handle?: string, replyTo?: string) {
+    const frame = replyTo ? this.frames.get(replyTo) : undefined;
+    if (!frame || !replyTo) return undefined;
+    const streamId = handle ?? this.streams.get(replyTo) ?? (await this.newStreamId());
+    this.streams.set(replyTo, streamId);
+    if (this.streams.size > 500) this.streams.delete(this.streams.keys().next().value as string);
+    await this.client!.replyStream(frame, streamId, text, false);
+    return streamId;
+  }
+
+  private async newStreamId(): Promise<string> {
+    const { generateReqId } = await import('@wecom/aibot-node-sdk');
+    return generateReqId('stream');
+  }
+
   protected override async sendFile(chatId: string, file: Attachment): Promise<void> {
     const bytes = await readFile(file.path);
     const kind = imageType(bytes) ? 'image' : 'file';

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { fromString } from '../../config/from-string.js';
 import { type ChannelAccess, channelAccessShape, toChannelAccess } from '../channel-access.js';
+import type { ProgressMode } from '../turn-progress.js';
 
 const flag = z.preprocess(fromString, z.boolean());
 
@@ -24,6 +25,8 @@ export const wecomSectionSchema = z.strictObject({
     explain:
       'use the account userid (admin console → Contacts → the member → Account), not the display name.',
   }),
+  /** Tool progress streamed into the reply while it is worked on (`off`, `hints`, `full`). */
+  progress: z.enum(['off', 'hints', 'full']).default('hints'),
   /** The long-connection address (private deployments show theirs in the admin console). */
   ws_url: z
     .string()
@@ -38,6 +41,7 @@ export interface WecomConfig {
   /** Secret: the redactor knows it. */
   readonly secret: string;
   readonly access: ChannelAccess;
+  readonly progress: ProgressMode;
   readonly wsUrl: string;
 }
 
@@ -47,6 +51,7 @@ export function toWecomConfig(section: z.output<typeof wecomSectionSchema>): Wec
     botId: section.bot_id,
     secret: section.secret,
     access: toChannelAccess(section),
+    progress: section.progress,
     wsUrl: section.ws_url,
   };
 }
