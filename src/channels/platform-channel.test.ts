@@ -230,4 +230,34 @@ describe('PlatformChannel', () => {
     );
     expect(exec.calls).toHaveLength(1);
   });
+
+  it('with no owner set, says once in the log which id to add (the owner setting up writes first)', async () => {
+    const { runtime, errors } = (() => {
+      const model = new ScriptedModel();
+      const setupRuntime = gatedRuntime({ model });
+      const collected: string[] = [];
+      return { runtime: setupRuntime, errors: collected };
+    })();
+    const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'wren-chan-')), 'wren.db'));
+    const channel = new FakeChannel({
+      name: 'fake',
+      bus: runtime.bus,
+      access: () => toChannelAccess(accessSchema.parse({})),
+      ledger: new ChannelRepository(db),
+      onError: (error) => errors.push((error as Error).message),
+    });
+    cleanups.push(async () => {
+      await runtime.close();
+      db.close();
+    });
+    expect(channel.deliver({ platformId: '1', senderId: '4242', chatId: '4242', text: 'hi' })).toBe(
+      'blocked',
+    );
+    expect(channel.deliver({ platformId: '2', senderId: '4242', chatId: '4242', text: 'hello?' })).toBe(
+      'blocked',
+    );
+    expect(errors).toEqual([
+      'fake has no owner set, so a message from 4242 was ignored; if that was you, add owner: ["4242"] under channels.fake',
+    ]);
+  });
 });

@@ -81,6 +81,7 @@ export abstract class PlatformChannel extends ChannelBase {
   protected abstract readonly textLimit: number;
   protected readonly platform: PlatformChannelOptions;
   private readonly rates = new SenderRateLimit();
+  private toldNoOwner = false;
   /** Approvals shown in chats, by short id. */
   private readonly presented = new Map<string, ApprovalRequest>();
   private progress: TurnProgress | undefined;
@@ -185,6 +186,15 @@ export abstract class PlatformChannel extends ChannelBase {
     );
     if (standing === 'stranger') {
       if (access.pairing && !message.group) this.offerPairing(message, now);
+      else if (access.owner.length === 0 && !this.toldNoOwner) {
+        // Setting up, the owner's own first message lands here: say (once, in the log) what to write.
+        this.toldNoOwner = true;
+        this.platform.onError?.(
+          new Error(
+            `${this.name} has no owner set, so a message from ${message.senderId} was ignored; if that was you, add owner: ["${message.senderId}"] under channels.${this.name}`,
+          ),
+        );
+      }
       return 'blocked';
     }
     const rate = this.rates.admit(message.senderId, access.rateLimit, now);

@@ -90,6 +90,27 @@ describe('wren doctor', () => {
     expect(result.code).toBe(0);
     expect((statSync(join(home, 'wren.db')).mode & 0o777).toString(8)).toBe('600');
   });
+
+  it('warns about a chat channel that would answer nobody, and says how to find the id', async () => {
+    const base = config.replace(/ {2}- name: broken[\s\S]*$/, '');
+    const home = makeHome(
+      `${base}\nchannels:\n  telegram:\n    token: "1:abc"\n  slack:\n    bot_token: xoxb-1\n    app_token: xapp-1\n    owner: [U0OWNER01]\n`,
+    );
+    const result = await runCli(['doctor', '--json'], env(home));
+    const checks = (
+      JSON.parse(result.stdout) as {
+        checks: Array<{ id: string; status: string; message: string; fix?: string }>;
+      }
+    ).checks;
+    expect(checks.find((check) => check.id === 'channels.telegram')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining('it will answer nobody'),
+      fix: expect.stringContaining('wren pairing list'),
+    });
+    expect(checks.find((check) => check.id === 'channels.slack')).toMatchObject({ status: 'ok' });
+    // A warning is not a failure.
+    expect(result.code).toBe(0);
+  });
 });
 
 describe('wren status and wren token', () => {

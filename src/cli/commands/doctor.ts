@@ -106,8 +106,39 @@ export async function collectChecks(home: string): Promise<DoctorCheck[]> {
       resolveSandbox(exec.sandbox, exec.sandbox === 'none' ? undefined : await checkSandbox()),
     ),
   );
+  checkChannels(config, checks);
   await checkModels(config, checks);
   return checks;
+}
+
+/**
+ * Each configured chat channel: whether anyone can talk to Wren there (a channel with no owner, no
+ * allow_from and no pairing answers nobody, silently) and whether it is switched on.
+ */
+function checkChannels(config: WrenConfig, checks: DoctorCheck[]): void {
+  for (const [name, section] of Object.entries(config.channels)) {
+    if (name === 'transcription' || !section || !('access' in section)) continue;
+    const id = `channels.${name}`;
+    if (!section.enabled) {
+      checks.push({ id, status: 'warn', message: `${name} is configured but enabled: false` });
+      continue;
+    }
+    const { owner, allowFrom, pairing } = section.access;
+    checks.push(
+      owner.length > 0
+        ? {
+            id,
+            status: 'ok',
+            message: `${name}: ${owner.length} owner id(s)${allowFrom.length ? `, ${allowFrom.length} more allowed` : ''}; starts with \`wren start\``,
+          }
+        : {
+            id,
+            status: 'warn',
+            message: `${name} has no owner id${allowFrom.length || pairing ? '' : ' (and no allow_from or pairing): it will answer nobody'}`,
+            fix: `set channels.${name}.owner to your id; with pairing: true, write to the bot and run \`wren pairing list\` to see it`,
+          },
+    );
+  }
 }
 
 /** `wren doctor`: exit 0 when nothing failed, 1 otherwise. */
