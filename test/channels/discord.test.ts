@@ -2,7 +2,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app.js';
-import { type FakeDiscord, GUILD_CHANNEL, startFakeDiscord } from '../fakes/fake-discord-server.js';
+import {
+  type FakeDiscord,
+  GUILD_CHANNEL,
+  GUILD_THREAD,
+  startFakeDiscord,
+} from '../fakes/fake-discord-server.js';
 import { ScriptedModel } from '../support/scripted-model.js';
 import { makeHome, waitFor } from '../support/wren-home.js';
 
@@ -78,6 +83,15 @@ describe('the Discord channel (against a fake REST API and gateway)', () => {
     const asked = JSON.stringify(model.requests[0]!.messages.at(-1));
     expect(asked).toContain('what is next?');
     expect(asked).not.toContain('<@');
+  });
+
+  it('answers a mention in a thread under a listed channel, in that thread', async () => {
+    const { discord, model } = await start(`    groups: ["${GUILD_CHANNEL}"]`);
+    model.script({ text: 'thread answer' });
+    discord.inGuild({ from: OWNER, content: 'in the thread', mentionBot: true, thread: true });
+    await waitFor(() => contents(discord, GUILD_THREAD).length === 1);
+    expect(contents(discord, GUILD_THREAD)).toEqual(['thread answer']);
+    expect(contents(discord, GUILD_CHANNEL)).toEqual([]);
   });
 
   it('answers /wren from the owner, and tells anyone else (privately) that it does not take their requests', async () => {

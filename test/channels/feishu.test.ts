@@ -1,4 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app.js';
@@ -17,7 +19,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function start(options: { secret?: string; extra?: string } = {}) {
+async function start(options: { secret?: string; extra?: string; channelsExtra?: string } = {}) {
   const feishu = await startFakeFeishu({ appId: APP_ID, appSecret: SECRET });
   cleanups.push(() => feishu.close());
   const home = makeHome(
@@ -31,6 +33,7 @@ async function start(options: { secret?: string; extra?: string } = {}) {
       `    domain: ${feishu.domain}`,
       `    owner: [${OWNER}]`,
       options.extra ?? '',
+      options.channelsExtra ?? '',
     ].join('\n'),
   );
   const model = new ScriptedModel();
@@ -130,6 +133,30 @@ describe('the Feishu channel (against a fake open platform and long connection)'
     const saved = /inbox\/[\w.-]*minutes\.txt/.exec(JSON.stringify(model.requests[1]!.messages.at(-1)))?.[0];
     expect(readFileSync(join(app.config().workspace, saved!), 'utf8')).toBe('minutes of the meeting');
     expect(feishu.calls.filter((call) => call.route.includes('/resources/'))).toHaveLength(2);
+  });
+
+  it('turns a voice message into words through the transcription endpoint', async () => {
+    const whisper = createServer((request, response) => {
+      request.resume();
+      request.on('end', () =>
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ text: 'call mum at six' })),
+      );
+    });
+    await new Promise<void>((resolve) => whisper.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => whisper.close(() => resolve())));
+    const port = (whisper.address() as AddressInfo).port;
+    const { app, feishu, model } = await start({
+      channelsExtra: `  transcription:\n    base_url: http://127.0.0.1:${port}/v1\n`,
+    });
+    await waitFor(() => state(app) === 'connected');
+    feishu.addResource('voice_1', Buffer.from('opus bytes'));
+    feishu.media({ openId: OWNER, chatId: DM, type: 'audio', key: 'voice_1' });
+    await waitFor(() => model.requests.length === 1);
+    expect(JSON.stringify(model.requests[0]!.messages.at(-1))).toContain(
+      '[a 4 s voice message, transcribed] call mum at six',
+    );
   });
 
   it('uploads a file the model sends and posts it as a file message', async () => {

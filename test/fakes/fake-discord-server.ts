@@ -25,6 +25,8 @@ export const DISCORD_APP = '900000000000000002';
 export const GUILD = '700000000000000001';
 /** A text channel of GUILD. */
 export const GUILD_CHANNEL = '700000000000000002';
+/** A public thread under GUILD_CHANNEL. */
+export const GUILD_THREAD = '700000000000000003';
 
 export interface DiscordCall {
   /** `METHOD /path` with ids replaced by `:id` (e.g. `POST /channels/:id/messages`). */
@@ -219,7 +221,24 @@ export async function startFakeDiscord(options: { token: string }) {
                 guild_id: GUILD,
               },
             ],
-            threads: [],
+            threads: [
+              {
+                id: GUILD_THREAD,
+                type: 11,
+                name: 'planning',
+                guild_id: GUILD,
+                parent_id: GUILD_CHANNEL,
+                owner_id: '100000000000000001',
+                message_count: 0,
+                member_count: 1,
+                thread_metadata: {
+                  archived: false,
+                  auto_archive_duration: 1440,
+                  archive_timestamp: new Date().toISOString(),
+                  locked: false,
+                },
+              },
+            ],
             members: [],
             voice_states: [],
             presences: [],
@@ -283,11 +302,11 @@ export async function startFakeDiscord(options: { token: string }) {
       return messageId;
     },
     /** A message from `from` in the guild's text channel, mentioning the bot when asked; returns its id. */
-    inGuild(message: { from: string; content: string; mentionBot?: boolean }): string {
+    inGuild(message: { from: string; content: string; mentionBot?: boolean; thread?: boolean }): string {
       const messageId = id();
       dispatch('MESSAGE_CREATE', {
         id: messageId,
-        channel_id: GUILD_CHANNEL,
+        channel_id: message.thread ? GUILD_THREAD : GUILD_CHANNEL,
         guild_id: GUILD,
         author: user(message.from),
         member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },

@@ -241,7 +241,7 @@ export async function startFakeFeishu(options: { appId: string; appSecret: strin
     media(message: {
       openId: string;
       chatId: string;
-      type: 'image' | 'file';
+      type: 'image' | 'file' | 'audio';
       key: string;
       name?: string;
     }): string {
@@ -249,7 +249,9 @@ export async function startFakeFeishu(options: { appId: string; appSecret: strin
       const content =
         message.type === 'image'
           ? { image_key: message.key }
-          : { file_key: message.key, file_name: message.name ?? 'file' };
+          : message.type === 'audio'
+            ? { file_key: message.key, duration: 4000 }
+            : { file_key: message.key, file_name: message.name ?? 'file' };
       event('im.message.receive_v1', {
         sender: { sender_id: { open_id: message.openId }, sender_type: 'user', tenant_key: 't1' },
         message: {
