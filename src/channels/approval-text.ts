@@ -1,4 +1,4 @@
-import type { ApprovalChoice, ApprovalRequest } from '../bus/messages.js';
+import type { ApprovalChoice, ApprovalEvent, ApprovalRequest } from '../bus/messages.js';
 
 /** How long the short id of an approval is: enough to tell pending ones apart, short enough to type. */
 export const SHORT_ID_LENGTH = 6;
@@ -45,4 +45,11 @@ export function approvalButtonData(request: ApprovalRequest, choice: ApprovalCho
 export function parseApprovalButton(data: string): { choice: ApprovalChoice; shortId: string } | undefined {
   const match = /^wa:(once|session|always|deny):([0-9a-f]{4,32})$/.exec(data);
   return match ? { choice: match[1] as ApprovalChoice, shortId: match[2]! } : undefined;
+}
+
+/** How a shown question ended, for the line that replaces its buttons (`once (by telegram:42)`, …). */
+export function describeResolution(event: Extract<ApprovalEvent, { type: 'approval-resolved' }>): string {
+  return event.outcome === 'timeout'
+    ? 'no answer in time: denied'
+    : `${event.outcome}${event.by ? ` (by ${event.by})` : ''}`;
 }

@@ -9,13 +9,14 @@ import type {
   InboundMessage,
   OutboundMessage,
 } from '../bus/messages.js';
+import { sleep } from '../llm/create-deadline.js';
 import type { ImagePart } from '../llm/types.js';
 import { describeApprovalText, parseApprovalReply, shortApprovalId } from './approval-text.js';
 import type { ChannelState } from './channel.js';
 import { type Addressing, type ChannelAccess, isAddressed, standingOf } from './channel-access.js';
 import { ChannelBase } from './channel-base.js';
 import type { ChannelLedger } from './channel-ledger.js';
-import { defaultBackoff, retryDelay, sleep } from './retry.js';
+import { defaultBackoff, retryDelay } from './retry.js';
 import { SenderRateLimit } from './sender-rate-limit.js';
 import { splitMessage } from './split-message.js';
 import type { Transcribe } from './transcription.js';
@@ -359,7 +360,8 @@ export abstract class PlatformChannel extends ChannelBase {
       if (signal.aborted) break;
       attempt++;
       this.setState('reconnecting', reason);
-      await sleep((this.platform.backoff ?? defaultBackoff)(attempt), signal);
+      // An abort ends the wait early; the loop then sees the signal and stops.
+      await sleep((this.platform.backoff ?? defaultBackoff)(attempt), signal).catch(() => {});
     }
     this.setState('stopped');
   }

@@ -1,3 +1,4 @@
+import { escapeRegExp } from '../util/escape-reg-exp.js';
 /** What a redacted secret becomes. */
 export const REDACTED = '[redacted]';
 
@@ -5,10 +6,6 @@ export const REDACTED = '[redacted]';
 export const MIN_SECRET_CHARS = 4;
 
 const SECRET_REFERENCE = /\{\{\s*secret:([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /**
  * Replaces every configured secret value (and its URL-encoded and base64 forms) with `[redacted]`. Built once

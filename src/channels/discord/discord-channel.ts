@@ -7,7 +7,12 @@ import type {
 } from 'discord.js';
 import type { ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messages.js';
 import type { ImagePart } from '../../llm/types.js';
-import { approvalButtonData, describeApprovalText, parseApprovalButton } from '../approval-text.js';
+import {
+  approvalButtonData,
+  describeApprovalText,
+  describeResolution,
+  parseApprovalButton,
+} from '../approval-text.js';
 import { saveInboxFile } from '../inbox-file.js';
 import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
 import type { DiscordConfig } from './discord-config.js';
@@ -265,10 +270,7 @@ export class DiscordChannel extends PlatformChannel {
     const shown = event.id ? this.approvalMessages.get(event.id) : undefined;
     if (!shown || !event.id) return;
     this.approvalMessages.delete(event.id);
-    const outcome =
-      event.outcome === 'timeout'
-        ? 'no answer in time: denied'
-        : `${event.outcome}${event.by ? ` (by ${event.by})` : ''}`;
+    const outcome = describeResolution(event);
     // Without its buttons: a late click has nothing to act on.
     await shown.edit({ content: `${shown.content}\n\n→ ${outcome}`.slice(0, 2000), components: [] });
   }

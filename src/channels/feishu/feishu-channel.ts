@@ -2,7 +2,12 @@ import { readFile } from 'node:fs/promises';
 import type { Client, WSClient } from '@larksuiteoapi/node-sdk';
 import type { ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messages.js';
 import type { ImagePart } from '../../llm/types.js';
-import { approvalButtonData, describeApprovalText, parseApprovalButton } from '../approval-text.js';
+import {
+  approvalButtonData,
+  describeApprovalText,
+  describeResolution,
+  parseApprovalButton,
+} from '../approval-text.js';
 import { imageType } from '../image-type.js';
 import { saveInboxFile } from '../inbox-file.js';
 import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
@@ -302,10 +307,7 @@ export class FeishuChannel extends PlatformChannel {
     const shown = event.id ? this.approvalMessages.get(event.id) : undefined;
     if (!shown || !event.id) return;
     this.approvalMessages.delete(event.id);
-    const outcome =
-      event.outcome === 'timeout'
-        ? 'no answer in time: denied'
-        : `${event.outcome}${event.by ? ` (by ${event.by})` : ''}`;
+    const outcome = describeResolution(event);
     // The card without its buttons: a late click has nothing to act on.
     const card = {
       schema: '2.0',

@@ -2,7 +2,12 @@ import { readFile } from 'node:fs/promises';
 import type { App } from '@slack/bolt';
 import type { ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messages.js';
 import type { ImagePart } from '../../llm/types.js';
-import { approvalButtonData, describeApprovalText, parseApprovalButton } from '../approval-text.js';
+import {
+  approvalButtonData,
+  describeApprovalText,
+  describeResolution,
+  parseApprovalButton,
+} from '../approval-text.js';
 import { saveInboxFile } from '../inbox-file.js';
 import { escapeSlack, toSlackMrkdwn } from '../markdown/to-slack-mrkdwn.js';
 import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
@@ -271,10 +276,7 @@ export class SlackChannel extends PlatformChannel {
     const shown = event.id ? this.approvalMessages.get(event.id) : undefined;
     if (!shown || !event.id) return;
     this.approvalMessages.delete(event.id);
-    const outcome =
-      event.outcome === 'timeout'
-        ? 'no answer in time: denied'
-        : `${event.outcome}${event.by ? ` (by ${event.by})` : ''}`;
+    const outcome = describeResolution(event);
     // Replacing the message without its buttons: a late click then has nothing to act on.
     await this.app!.client.chat.update({
       channel: shown.channel,

@@ -4,7 +4,12 @@ import type { Bot, Context } from 'grammy';
 import type { CallbackQuery, Message, Update } from 'grammy/types';
 import type { ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messages.js';
 import type { ImagePart } from '../../llm/types.js';
-import { approvalButtonData, describeApprovalText, parseApprovalButton } from '../approval-text.js';
+import {
+  approvalButtonData,
+  describeApprovalText,
+  describeResolution,
+  parseApprovalButton,
+} from '../approval-text.js';
 import { saveInboxFile } from '../inbox-file.js';
 import { escapeHtml, toTelegramHtml } from '../markdown/to-telegram-html.js';
 import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
@@ -273,10 +278,7 @@ export class TelegramChannel extends PlatformChannel {
     const shown = event.id ? this.approvalMessages.get(event.id) : undefined;
     if (!shown || !event.id) return;
     this.approvalMessages.delete(event.id);
-    const outcome =
-      event.outcome === 'timeout'
-        ? 'no answer in time: denied'
-        : `${event.outcome}${event.by ? ` (by ${event.by})` : ''}`;
+    const outcome = describeResolution(event);
     // Editing away the buttons: a late press then has nothing to act on.
     await this.bot!.api.editMessageText(shown.chatId, shown.messageId, `${shown.text}\n\n→ ${outcome}`);
   }

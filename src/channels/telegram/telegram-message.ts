@@ -1,4 +1,5 @@
 import type { Message, UserFromGetMe } from 'grammy/types';
+import { escapeRegExp } from '../../util/escape-reg-exp.js';
 import type { PlatformMessage } from '../platform-channel.js';
 
 /** What of a Telegram message needs a download before it can be passed on. */
@@ -67,8 +68,4 @@ export function toPlatformMessage(
     },
     files,
   };
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

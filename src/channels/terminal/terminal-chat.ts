@@ -8,6 +8,7 @@ import type {
   ApprovalRequest,
   OutboundMessage,
 } from '../../bus/messages.js';
+import { describeResolution } from '../approval-text.js';
 import type { TerminalChannel } from './terminal-channel.js';
 
 export interface TerminalChatOptions {
@@ -108,10 +109,7 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
     if (index < 0) return;
     approvals.splice(index, 1);
     if (!answeredHere.delete(event.id ?? '')) {
-      const how =
-        event.outcome === 'timeout'
-          ? 'no answer in time: denied'
-          : `${event.outcome}${event.by ? ` (by ${event.by})` : ''}`;
+      const how = describeResolution(event);
       write(`${midLine ? '\n' : ''}${paint('dim', `  · approval for ${event.tool}: ${how}`)}\n`);
       midLine = false;
     }
