@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { WrenApp } from './app.js';
 import { HttpChannel } from './channels/http/http-channel.js';
+import { BrowserSessions } from './gateway/browser-sessions.js';
 import { createGateway } from './gateway/create-gateway.js';
 import {
   isLocalToken,
@@ -46,6 +47,8 @@ export interface ServeOptions {
   host?: string;
   port?: number;
   version: string;
+  /** The built web app's folder (default: dist/web); `false` serves the API only. */
+  webRoot?: string | false;
 }
 
 /** The gateway of a running app. */
@@ -54,6 +57,8 @@ export interface ServedGateway {
   port: number;
   /** Set when a token was generated now: show it to the owner once (only its hash is stored). */
   generatedToken?: string;
+  /** A one-time link that signs a browser in (valid 10 minutes, once), for `wren start` to print. */
+  signInLink(): string;
   /** Stops listening and removes `gateway.json`. Idempotent. */
   close(): Promise<void>;
 }
@@ -85,6 +90,7 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
     onError: (error) => app.logger.warn({ err: error }, 'api delivery failed'),
   });
   const unregister = app.channels.register(channel);
+  const browserSessions = new BrowserSessions(app.settings);
   const gatewayApp = createGateway({
     channel,
     store: app.sessions,
@@ -111,6 +117,10 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
     },
     goals: app.goals,
     pairings: new ChannelRepository(app.db),
+    browserSessions,
+    nextDue: () => app.nextDue() ?? null,
+    redact: (text) => app.gate.redactor.text(text),
+    ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
   });
   let running: RunningGateway;
   try {
@@ -132,6 +142,7 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
     url,
     port: running.port,
     ...(token.generated ? { generatedToken: token.generated } : {}),
+    signInLink: () => `${url}/signin?code=${browserSessions.createLink().code}`,
     close() {
       closed ??= (async () => {
         if (record) removeGatewayRecord(app.home, record);

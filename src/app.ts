@@ -104,6 +104,8 @@ export interface WrenApp {
   configError(): string | undefined;
   /** What `wren status` and `GET /api/status` show of this process. */
   status(version: string): Record<string, unknown>;
+  /** When the scheduler next wakes (ms), or undefined when nothing is scheduled or it runs elsewhere. */
+  nextDue(): number | undefined;
   /**
    * Resolves once no MCP server is still connecting (each is ready, failed or held), or after `maxMs`,
    * with the names still connecting then. A one-shot run waits for this so its turn sees the servers'
@@ -382,6 +384,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     madePrivate,
     configError: () => configError,
     fileRoots,
+    nextDue,
     status: (version) => ({
       version,
       pid: process.pid,

@@ -16,6 +16,7 @@ export function toAgentEvent(
         callId: event.call.id,
         name: event.call.name,
         hint: event.hint,
+        args: event.call.arguments.slice(0, 4000),
       };
     case 'tool-call-end':
       return {

@@ -80,7 +80,14 @@ interface EventBase {
 export type AgentEvent =
   | (EventBase & { type: 'turn-start' })
   | (EventBase & { type: 'text-delta'; text: string })
-  | (EventBase & { type: 'tool-call-start'; callId: string; name: string; hint: string })
+  | (EventBase & {
+      type: 'tool-call-start';
+      callId: string;
+      name: string;
+      hint: string;
+      /** The call's arguments as the model wrote them (JSON), cut to 4,000 characters; not yet redacted. */
+      args?: string;
+    })
   | (EventBase & {
       type: 'tool-call-end';
       callId: string;

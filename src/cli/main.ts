@@ -9,6 +9,7 @@ import { registerJobCommands } from './commands/jobs.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
 import { registerPairingCommands } from './commands/pairing.js';
+import { registerWebCommands } from './commands/web.js';
 import { registerReminderCommands } from './commands/reminders.js';
 import { registerSubagentCommands } from './commands/subagents.js';
 import { EXIT, reportFailure } from './report-failure.js';
@@ -128,6 +129,7 @@ registerReminderCommands(program, home);
 registerJobCommands(program, home);
 registerGoalCommands(program, home);
 registerPairingCommands(program, home);
+registerWebCommands(program, home);
 
 // Subcommands inherit the override only when they are created after it: apply it to every one.
 for (const command of allCommands(program)) {

@@ -49,7 +49,11 @@ const chatBody = z
  * accepts `text/event-stream`. A client that goes away cancels its turn. The HTTP channel builds the
  * owner's message and keeps its answer off /api/events.
  */
-export function registerChatRoutes(app: Hono, channel: HttpChannel): void {
+export function registerChatRoutes(
+  app: Hono,
+  channel: HttpChannel,
+  redact: (text: string) => string = (text) => text,
+): void {
   app.post(
     '/api/chat',
     bodyLimit({
@@ -92,7 +96,7 @@ export function registerChatRoutes(app: Hono, channel: HttpChannel): void {
         stream.onAbort(() => gone.abort(new Error('client disconnected')));
         const early: SseMessage[] = [];
         let forward: (message: SseMessage) => void = (message) => early.push(message);
-        const turn = channel.ask(input, (event) => forward(toSse(event)), gone.signal);
+        const turn = channel.ask(input, (event) => forward(toSse(event, redact)), gone.signal);
         const named = turn.session;
         const reply = turn.reply;
         reply.catch(() => {});
@@ -132,14 +136,20 @@ export function registerChatRoutes(app: Hono, channel: HttpChannel): void {
   });
 }
 
-function toSse(event: AgentEvent): { event: string; data: string } {
+function toSse(event: AgentEvent, redact: (text: string) => string): { event: string; data: string } {
   switch (event.type) {
     case 'text-delta':
       return { event: 'delta', data: JSON.stringify({ text: event.text }) };
     case 'tool-call-start':
       return {
         event: 'tool',
-        data: JSON.stringify({ phase: 'start', id: event.callId, name: event.name, hint: event.hint }),
+        data: JSON.stringify({
+          phase: 'start',
+          id: event.callId,
+          name: event.name,
+          hint: redact(event.hint),
+          ...(event.args !== undefined ? { args: redact(event.args) } : {}),
+        }),
       };
     case 'tool-call-end':
       return {
@@ -149,7 +159,7 @@ function toSse(event: AgentEvent): { event: string; data: string } {
           id: event.callId,
           name: event.name,
           isError: event.isError,
-          preview: event.preview,
+          preview: redact(event.preview),
         }),
       };
     default:

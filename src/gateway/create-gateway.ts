@@ -1,19 +1,25 @@
 import { createHmac } from 'node:crypto';
+import type { Server } from 'node:http';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { parse as parseCookies } from 'hono/utils/cookie';
 import type { HttpChannel } from '../channels/http/http-channel.js';
 import type { Gate } from '../gate/create-gate.js';
 import type { ChannelRepository } from '../store/channel-repository.js';
 import type { GoalRepository } from '../store/goal-repository.js';
 import type { SqliteSessionStore } from '../store/sqlite-session-store.js';
+import { type BrowserSessions, SESSION_COOKIE } from './browser-sessions.js';
 import { registerChatRoutes } from './chat-routes.js';
 import { registerFileRoutes } from './file-routes.js';
 import { registerGateRoutes } from './gate-routes.js';
 import { registerGoalRoutes } from './goal-routes.js';
+import { registerLiveSocket } from './live-socket.js';
 import { registerPairingRoutes } from './pairing-routes.js';
 import { type ProactiveRouteOptions, registerProactiveRoutes } from './proactive-routes.js';
 import { problem } from './problem.js';
 import { AuthLimiter, allowedHostnames, hostGuard, tokenAuth } from './request-guard.js';
+import { registerSessionRoutes, registerSignInRoutes, sessionCookie } from './session-routes.js';
+import { registerWebAppRoutes } from './web-app-routes.js';
 
 export { MAX_IMAGE_BASE64_CHARS, MAX_IMAGES, MAX_MESSAGE_CHARS } from './chat-routes.js';
 
@@ -52,12 +58,25 @@ export interface GatewayOptions {
    * the port before it sends a token.
    */
   instanceSecret?: string;
+  /** Signed-in browsers (cookie sessions and one-time links); without it only bearer tokens authenticate. */
+  browserSessions?: BrowserSessions;
+  /** The built web app's folder (default: dist/web when built); `false` serves no app. */
+  webRoot?: string | false;
+  /** When the scheduler next wakes (ms), for the WebSocket's first frame. */
+  nextDue?: () => number | null;
+  /** Masks secrets in what the live views show of tool calls (the gate's redactor). */
+  redact?: (text: string) => string;
+  /** Routes the app adds behind the auth check (memory, settings…), registered before the web app's. */
+  extraRoutes?: (app: Hono) => void;
 }
+
+/** The gateway app; `injectWebSocket(server)` attaches `/ws` once a Node server listens. */
+export type GatewayApp = Hono & { injectWebSocket(server: Server): void; closeSockets(): void };
 
 const LOOPBACK = allowedHostnames('127.0.0.1', []);
 
 /** Builds the HTTP API as a Hono app (served by `serveGateway`, tested with `app.request`). */
-export function createGateway(options: GatewayOptions): Hono {
+export function createGateway(options: GatewayOptions): GatewayApp {
   const app = new Hono();
   void options.channel.start();
 
@@ -77,10 +96,26 @@ export function createGateway(options: GatewayOptions): Hono {
     });
   });
 
-  app.use(
-    '/api/*',
-    tokenAuth(options.verifyToken, options.limiter ?? new AuthLimiter(), options.isLocalToken),
+  const limiter = options.limiter ?? new AuthLimiter();
+  const browsers = options.browserSessions;
+  let closeSession: (id: string) => void = () => {};
+  const sessionRoutes = browsers
+    ? {
+        sessions: browsers,
+        verifyToken: options.verifyToken,
+        limiter,
+        onSignOut: (id: string) => closeSession(id),
+      }
+    : undefined;
+  if (sessionRoutes) registerSignInRoutes(app, sessionRoutes);
+  const auth = tokenAuth(
+    options.verifyToken,
+    limiter,
+    options.isLocalToken,
+    browsers ? (c) => browsers.verify(sessionCookie(c)) : undefined,
   );
+  app.use('/api/*', auth);
+  if (sessionRoutes) registerSessionRoutes(app, sessionRoutes);
 
   app.get('/api/status', (c) => c.json(options.status()));
 
@@ -93,7 +128,7 @@ export function createGateway(options: GatewayOptions): Hono {
     return c.json({ session: id, messages });
   });
 
-  registerChatRoutes(app, options.channel);
+  registerChatRoutes(app, options.channel, options.redact);
   registerGateRoutes(app, options);
 
   app.get('/api/subagents', (c) => c.json({ subagents: options.subagents?.list() ?? [] }));
@@ -112,6 +147,15 @@ export function createGateway(options: GatewayOptions): Hono {
   }
 
   if (options.pairings) registerPairingRoutes(app, options.pairings);
+  options.extraRoutes?.(app);
+
+  const live = registerLiveSocket(app, auth, {
+    channel: options.channel,
+    ...(options.nextDue ? { nextDue: options.nextDue } : {}),
+    sessionOf: (request) => parseCookies(request.headers.get('cookie') ?? '', SESSION_COOKIE)[SESSION_COOKIE],
+  });
+  closeSession = live.closeSession;
+  if (options.webRoot !== false) registerWebAppRoutes(app, options.webRoot);
 
   app.notFound((c) => c.json(problem('not_found', `No route ${c.req.method} ${c.req.path}.`), 404));
   app.onError((error, c) => {
@@ -122,5 +166,8 @@ export function createGateway(options: GatewayOptions): Hono {
       500,
     );
   });
-  return app;
+  return Object.assign(app, {
+    injectWebSocket: (server: Server) => live.inject(server),
+    closeSockets: () => live.closeAll(),
+  });
 }

@@ -17,7 +17,7 @@ export interface GateRouteOptions {
 }
 
 /** An outbound message as /api/events shows it; attachments become download links. */
-function messageEvent(outbound: OutboundMessage) {
+export function messageEvent(outbound: OutboundMessage) {
   return {
     session: outbound.sessionId,
     channel: outbound.channel,

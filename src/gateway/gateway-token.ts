@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { endBrowserSessions } from './browser-sessions.js';
 
 /** Where the token's hash is kept between runs (the settings table in production). */
 export interface TokenStore {
@@ -45,10 +46,14 @@ function verifyStored(store: TokenStore): (presented: string) => boolean {
   };
 }
 
-/** Replaces the stored token with a new random one (`wren token --rotate`); the old one stops working at once. */
+/**
+ * Replaces the stored token with a new random one (`wren token --rotate`); the old one stops working at once,
+ * and so does every browser signed in with it.
+ */
 export function rotateGatewayToken(store: TokenStore): GatewayToken & { generated: string } {
   const token = `wren_${randomBytes(24).toString('base64url')}`;
   store.set(HASH_KEY, sha256(token).toString('hex'));
+  endBrowserSessions(store);
   return { source: 'generated', generated: token, verify: verifyStored(store) };
 }
 

@@ -145,11 +145,19 @@ export function tokenAuth(
    * commands out.
    */
   exempt: (token: string) => boolean = () => false,
+  /** Whether the request carries a signed-in browser's session cookie (see BrowserSessions). */
+  browserSession: (c: Context) => boolean = () => false,
 ): MiddlewareHandler {
   return async (c, next) => {
     const address = clientAddress(c);
     const presented = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(c.req.header('authorization') ?? '')?.[1];
     if (presented !== undefined && exempt(presented)) {
+      await next();
+      return;
+    }
+    if (c.req.header('authorization') === undefined && browserSession(c)) {
+      const refused = refuseCrossSite(c);
+      if (refused) return refused;
       await next();
       return;
     }
@@ -182,4 +190,47 @@ export function tokenAuth(
     limiter.succeed(address);
     await next();
   };
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A cookie-authenticated request that changes something must show it comes from the app's own pages: an
+ * `Origin` (which hostGuard has already checked against the allowed hosts) or `Sec-Fetch-Site: same-origin`.
+ * SameSite=Strict keeps other sites' requests cookie-less already; this holds even for a browser that
+ * ignores SameSite, or a form on a sibling port of the same host.
+ */
+function refuseCrossSite(c: Context): Response | undefined {
+  if (SAFE_METHODS.has(c.req.method)) return undefined;
+  const site = c.req.header('sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin') {
+    return c.json(
+      problem('forbidden_origin', `Cross-site requests are refused (Sec-Fetch-Site: ${site}).`),
+      403,
+    );
+  }
+  const origin = c.req.header('origin');
+  if (origin === undefined) {
+    if (site === 'same-origin') return undefined;
+    return c.json(
+      problem('forbidden_origin', 'A browser request that changes something must carry its Origin.'),
+      403,
+    );
+  }
+  // Ports count here (hostGuard compares host names only): a page served by another program on this
+  // machine is same-site but not this app.
+  const host = (c.req.header('host') ?? new URL(c.req.url).host).toLowerCase();
+  let from: string | undefined;
+  try {
+    from = new URL(origin).host.toLowerCase();
+  } catch {
+    from = undefined;
+  }
+  if (from !== host) {
+    return c.json(
+      problem('forbidden_origin', `Requests from the origin "${origin}" are refused (cross-site).`),
+      403,
+    );
+  }
+  return undefined;
 }

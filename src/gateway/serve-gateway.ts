@@ -11,9 +11,14 @@ export interface RunningGateway {
 }
 
 /** Listens on `host:port` (port 0 picks a free one). Rejects with a clear message when the port is taken. */
-export function serveGateway(app: Hono, host: string, port: number): Promise<RunningGateway> {
+export function serveGateway(
+  app: Hono & { injectWebSocket?: (server: Server) => void; closeSockets?: () => void },
+  host: string,
+  port: number,
+): Promise<RunningGateway> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, hostname: host, port }) as Server;
+    app.injectWebSocket?.(server);
     server.once('error', (error: NodeJS.ErrnoException) => {
       const hint =
         error.code === 'EADDRINUSE'
@@ -28,6 +33,7 @@ export function serveGateway(app: Hono, host: string, port: number): Promise<Run
         port: address.port,
         close: () =>
           new Promise<void>((done) => {
+            app.closeSockets?.();
             server.close(() => done());
             server.closeIdleConnections();
           }),

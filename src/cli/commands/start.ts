@@ -51,6 +51,8 @@ export async function runStart(options: StartOptions): Promise<void> {
     );
   }
   out('  chat here with `wren chat` (in another terminal); stop with Ctrl+C');
+  // Printed, never logged: the link signs a browser in (once, within 10 minutes).
+  out(`  web app: ${gateway.signInLink()}  (one-time sign-in link; \`wren web open\` makes another)`);
   out(`Listening on ${gateway.url}`);
   app.logger.info({ url: gateway.url, models: names }, 'gateway started');
 
