@@ -6,7 +6,7 @@
  * `wren start` process, a fake OpenAI-compatible model on 127.0.0.1 speaking the real streaming wire format,
  * minus the time the same model call takes without Wren) and in-process; cold start of the real CLI to
  * /api/health OK; idle RSS after start and after 1,000 turns; a 200-turn conversation; "hi" with MCP servers;
- * scheduler ticks with 1k–100k reminders and delivery lateness.
+ * scheduler ticks with 1k–100k reminders and delivery lateness; the web app's first-load size (gzipped).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ import { type FakeLlmServer, startFakeLlmServer } from '../test/fakes/fake-llm-s
 import { runMcpBench } from './mcp-bench.js';
 import { runMemoryBench } from './memory-bench.js';
 import { runSchedulerBench } from './scheduler-bench.js';
+import { measureWebBundle } from './web-bundle-bench.js';
 
 const CLI = resolve('dist/cli/main.js');
 /** The node flags `npm start` uses, so the gateway is measured as users run it. */
@@ -257,6 +258,7 @@ let rss: Awaited<ReturnType<typeof memory>>;
 let conversation: Awaited<ReturnType<typeof runMemoryBench>>;
 let mcp: Awaited<ReturnType<typeof runMcpBench>>;
 let scheduler: Awaited<ReturnType<typeof runSchedulerBench>>;
+const web = measureWebBundle();
 try {
   hi = await helloTokens();
   http = await httpOverhead(200);
@@ -280,6 +282,7 @@ const results = {
   memory: { ...conversation },
   mcp,
   scheduler,
+  webBundle: web,
 };
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
@@ -348,4 +351,9 @@ row(
   'delivery lateness (real timers)',
   `p50 ${scheduler.lateness.p50Ms} ms, p99 ${scheduler.lateness.p99Ms} ms, max ${scheduler.lateness.maxMs} ms (${scheduler.lateness.count})`,
   '< 1 s',
+);
+row(
+  'web app first load',
+  `${web.firstLoadGzipKb} KB gzipped (${web.firstLoadKb} KB raw; ${web.files} files, ${web.totalKb} KB in all)`,
+  '< 100 KB gzipped',
 );

@@ -1,5 +1,7 @@
 import { hostname } from 'node:os';
 import type { WrenApp } from './app.js';
+import { registerOwnerDataRoutes } from './app-owner-routes.js';
+import { registerSettingsRoutes } from './app-settings-routes.js';
 import { HttpChannel } from './channels/http/http-channel.js';
 import { BrowserSessions } from './gateway/browser-sessions.js';
 import { createGateway } from './gateway/create-gateway.js';
@@ -120,6 +122,10 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
     browserSessions,
     nextDue: () => app.nextDue() ?? null,
     redact: (text) => app.gate.redactor.text(text),
+    extraRoutes: (gateway) => {
+      registerOwnerDataRoutes(gateway, app);
+      registerSettingsRoutes(gateway, app);
+    },
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
   });
   let running: RunningGateway;

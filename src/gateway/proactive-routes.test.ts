@@ -144,3 +144,86 @@ describe('feed and tick routes', () => {
     expect(wakes.count).toBe(1);
   });
 });
+
+describe('reminder edits', () => {
+  it('reschedules by the words POST understands, changes text and mode, keeps targets — and wakes', async () => {
+    const { send, wakes, reminders } = setup(['webhook:ntfy']);
+    const added = await send('POST', '/api/reminders', { text: 'call Ana', when: 'tomorrow at 9' });
+    const id = (added.body['reminder'] as { id: number }).id;
+    const moved = await send('PATCH', `/api/reminders/${id}`, { when: 'friday 17:00' });
+    expect(moved.status).toBe(200);
+    expect(moved.body['description']).toBe('Fri 2026-12-04 17:00 (Europe/Berlin)');
+    expect(moved.body['reminder']).toMatchObject({
+      id,
+      text: 'call Ana',
+      at: Date.parse('2026-12-04T16:00:00Z'),
+      nextAt: Date.parse('2026-12-04T16:00:00Z'),
+      deliverTo: ['webhook:ntfy'],
+      status: 'active',
+    });
+    expect(wakes.count).toBe(2);
+
+    const recurring = await send('PATCH', `/api/reminders/${id}`, {
+      text: ' call Ana and Bo ',
+      when: 'every weekday at 7:30',
+      mode: 'agent',
+    });
+    expect(recurring.body['description']).toMatch(/; first Wed 2026-12-02 07:30 \(Europe\/Berlin\)$/);
+    expect(recurring.body['reminder']).toMatchObject({
+      text: 'call Ana and Bo',
+      mode: 'agent',
+      cron: '30 7 * * 1-5',
+      nextAt: Date.parse('2026-12-02T06:30:00Z'),
+    });
+    expect(recurring.body['reminder']).not.toHaveProperty('at');
+
+    // Back to a one-off, and a text-only change keeps the schedule.
+    await send('PATCH', `/api/reminders/${id}`, { when: 'in 20m' });
+    const renamed = await send('PATCH', `/api/reminders/${id}`, { text: 'ring Ana' });
+    expect(renamed.body['description']).toBe('Tue 2026-12-01 10:20 (Europe/Berlin)');
+    expect(renamed.body['reminder']).toMatchObject({ text: 'ring Ana', at: NOW + 20 * 60_000 });
+    expect(renamed.body['reminder']).not.toHaveProperty('cron');
+    expect(reminders.nextDue()).toBe(NOW + 20 * 60_000);
+    expect(wakes.count).toBe(5);
+  });
+
+  it('answers 404 for unknown, cancelled and non-id reminders', async () => {
+    const { send, wakes } = setup();
+    const added = await send('POST', '/api/reminders', { text: 'x', when: 'in 5m' });
+    const id = (added.body['reminder'] as { id: number }).id;
+    await send('DELETE', `/api/reminders/${id}`);
+    for (const path of [
+      `/api/reminders/${id}`,
+      '/api/reminders/999',
+      '/api/reminders/abc',
+      '/api/reminders/0',
+    ]) {
+      const answer = await send('PATCH', path, { text: 'y' });
+      expect(answer.status, path).toBe(404);
+      expect(answer.body.error?.code).toBe('not_found');
+    }
+    expect(wakes.count).toBe(2);
+  });
+
+  it.each([
+    ['not JSON', '{', /body must be a JSON object/],
+    ['nothing to change', {}, /give text, when or mode/],
+    ['an empty text', { text: '' }, /text/],
+    ['a blank text', { text: '   ' }, /needs some text/],
+    ['a time in the past', { when: 'yesterday at 9' }, /not in the future/],
+    ['words that are no time', { when: 'whenever' }, /Could not understand/],
+    ['a bad mode', { mode: 'loud' }, /mode/],
+    ['a when of the wrong type', { when: 9 }, /when/],
+    ['a target change', { deliverTo: ['telegram:1'] }, /deliverTo|Unrecognized/],
+  ])('refuses %s with 400, saying why, and changes nothing', async (_name, body, message) => {
+    const { send, wakes, reminders } = setup();
+    const added = await send('POST', '/api/reminders', { text: 'keep', when: 'in 5m' });
+    const before = added.body['reminder'];
+    const answer = await send('PATCH', `/api/reminders/${(before as { id: number }).id}`, body);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error?.code).toBe('bad_request');
+    expect(answer.body.error?.message).toMatch(message);
+    expect(reminders.get((before as { id: number }).id)).toEqual(before);
+    expect(wakes.count).toBe(1);
+  });
+});

@@ -4,6 +4,7 @@ import type { OutboxRepository } from '../store/outbox-repository.js';
 import type { ReminderRepository } from '../store/reminder-repository.js';
 import { SESSION_ID } from './chat-routes.js';
 import { problem } from './problem.js';
+import { limitBody } from './route-input.js';
 
 /** What the proactive routes need of the app. */
 export interface ProactiveRouteOptions {
@@ -27,9 +28,22 @@ const reminderBody = z
   })
   .strict();
 
+const reminderChanges = z
+  .object({
+    text: z.string().min(1).max(2000).optional(),
+    when: z.string().min(1).max(200).optional(),
+    mode: z.enum(['notify', 'agent']).optional(),
+  })
+  .strict()
+  .refine(
+    (changes) => Object.values(changes).some((value) => value !== undefined),
+    'give text, when or mode to change',
+  );
+
 /**
  * `GET /api/reminders` (`?all=1` for done and cancelled), `POST /api/reminders` `{text, when, mode?,
  * deliverTo?, session?}` (`when` as people write it: "in 20m", "tomorrow at 9", "every weekday at 7:30"),
+ * `PATCH /api/reminders/:id` `{text?, when?, mode?}` (`when` parsed as POST parses it; targets stay),
  * `DELETE /api/reminders/:id`, `GET /api/feed` (newest first; `?before=ID&limit=N`), `POST /api/tick` (the
  * scheduler runs what is due now — for hosts that sleep).
  */
@@ -64,6 +78,34 @@ export function registerProactiveRoutes(app: Hono, options: ProactiveRouteOption
     if (!added.ok) return c.json(problem('bad_request', added.error), 400);
     options.wake();
     return c.json({ reminder: added.reminder, description: added.description }, 201);
+  });
+  app.patch('/api/reminders/:id', limitBody(), async (c) => {
+    const given = c.req.param('id');
+    const id = /^\d{1,15}$/.test(given) ? Number(given) : Number.NaN;
+    if (!(id > 0)) return c.json(problem('not_found', `No active reminder ${given}.`), 404);
+    let raw: unknown;
+    try {
+      raw = await c.req.json();
+    } catch {
+      return c.json(problem('bad_request', 'The body must be a JSON object.'), 400);
+    }
+    const parsed = reminderChanges.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return c.json(problem('bad_request', `${issue?.path.join('.') || 'body'}: ${issue?.message}`), 400);
+    }
+    const { editReminder } = await import('../proactive/edit-reminder.js');
+    const edited = editReminder(options.reminders, id, parsed.data, {
+      now: clock(),
+      timezone: options.timezone(),
+    });
+    if (!edited.ok)
+      return c.json(
+        problem(edited.missing ? 'not_found' : 'bad_request', edited.error),
+        edited.missing ? 404 : 400,
+      );
+    options.wake();
+    return c.json({ reminder: edited.reminder, description: edited.description });
   });
   app.delete('/api/reminders/:id', (c) => {
     const id = Number(c.req.param('id'));

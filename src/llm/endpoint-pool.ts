@@ -46,6 +46,18 @@ export interface EndpointStatus {
   coolingUntil: number | undefined;
 }
 
+/**
+ * What this process saw of one endpoint's real calls (not tests): the last success and the last failure.
+ * Kept in memory only; an endpoint nobody called yet has neither.
+ */
+export interface EndpointHealth {
+  /** Epoch ms of the last call that ended without error. */
+  lastOkAt?: number;
+  /** The last failure as the pool reported it (api keys redacted), and when it happened (epoch ms). */
+  lastError?: string;
+  lastErrorAt?: number;
+}
+
 /** What one endpoint did with the call. */
 type Outcome =
   | { kind: 'done'; result: ModelResult }
@@ -79,6 +91,7 @@ const ZERO_USAGE = { inputTokens: 0, outputTokens: 0 };
 export class EndpointPool implements ChatModel {
   #endpoints: EndpointConfig[] = [];
   readonly #cooldowns = new Map<string, number>();
+  readonly #health = new Map<string, EndpointHealth>();
   readonly #rotation = new Map<string, number>();
   readonly #clock: () => number;
   readonly #random: () => number;
@@ -102,6 +115,25 @@ export class EndpointPool implements ChatModel {
     this.#endpoints = [...endpoints];
     const names = new Set(endpoints.map((endpoint) => endpoint.name));
     for (const name of this.#cooldowns.keys()) if (!names.has(name)) this.#cooldowns.delete(name);
+    for (const name of this.#health.keys()) if (!names.has(name)) this.#health.delete(name);
+  }
+
+  /** The last success and failure of each endpoint that was called, by name (copies; no keys). */
+  health(): Record<string, EndpointHealth> {
+    return Object.fromEntries([...this.#health].map(([name, health]) => [name, { ...health }]));
+  }
+
+  #noteOk(name: string): void {
+    this.#health.set(name, { ...this.#health.get(name), lastOkAt: this.#clock() });
+  }
+
+  #noteError(endpoint: EndpointConfig, message: string): void {
+    const lastError = redactSecrets(message, endpointSecrets(endpoint));
+    this.#health.set(endpoint.name, {
+      ...this.#health.get(endpoint.name),
+      lastError,
+      lastErrorAt: this.#clock(),
+    });
   }
 
   /** Every configured endpoint (enabled or not) with its cool-down; safe to show (no keys, no URLs). */
@@ -178,7 +210,15 @@ export class EndpointPool implements ChatModel {
           const next = await nextOrAbort(iterator, signal);
           if (next.done) break;
           const event = next.value;
-          if (event.type === 'done') return { kind: 'done', result: event.result };
+          if (event.type === 'done') {
+            if (event.result.stopReason === 'error')
+              this.#noteError(
+                endpoint,
+                event.result.errorMessage ?? 'The endpoint ended the reply with an error.',
+              );
+            else if (event.result.stopReason !== 'aborted') this.#noteOk(endpoint.name);
+            return { kind: 'done', result: event.result };
+          }
           emitted.any = true;
           if (event.type === 'text-delta') emitted.text += event.text;
           else emitted.toolCalls.push(event.call);
@@ -193,6 +233,7 @@ export class EndpointPool implements ChatModel {
       } catch (thrown) {
         if (signal?.aborted) return { kind: 'aborted' };
         const error = toEndpointError(thrown, endpoint, this.#clock());
+        this.#noteError(endpoint, error.message);
         if (emitted.any) return { kind: 'fatal', error };
         const action = failureAction(error);
         if (action === 'cooldown') {

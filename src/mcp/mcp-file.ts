@@ -11,6 +11,7 @@ import {
   SERVER_NAME,
   toMcpServerConfig,
 } from './mcp-config.js';
+import { findPreset } from './mcp-presets.js';
 
 /** One server of mcp.json: its raw entry (placeholders intact) and either its config or why it is unusable. */
 export interface McpFileEntry {
@@ -146,6 +147,31 @@ export function updateMcpServers(
   const servers = readMcpServers(path);
   edit(servers);
   writeFileAtomic(path, `${JSON.stringify({ mcpServers: servers }, null, 2)}\n`);
+}
+
+/**
+ * Turns a server of mcp.json on or off, as `wren mcp enable|disable` does: `enabled` is set and a legacy
+ * `disabled` key dropped; enabling a catalogue preset that is not in mcp.json yet adds its entry. A running
+ * manager picks the change up through its watch of mcp.json (or `reload()`).
+ * @returns the entry as written, or undefined when there is no such server (nor, to enable, such preset);
+ * the file is unchanged then.
+ * @throws ConfigError when mcp.json is unusable; the file-system error when it cannot be written.
+ */
+export function setMcpServerEnabled(
+  path: string,
+  name: string,
+  enabled: boolean,
+): Record<string, unknown> | undefined {
+  const preset = enabled ? findPreset(name) : undefined;
+  if (!readMcpServers(path)[name] && !preset) return undefined;
+  let written: Record<string, unknown> = {};
+  updateMcpServers(path, (servers) => {
+    written = { ...(servers[name] ?? preset!.entry) };
+    delete written['disabled'];
+    written['enabled'] = enabled;
+    servers[name] = written;
+  });
+  return written;
 }
 
 function quote(word: string): string {

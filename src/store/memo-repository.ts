@@ -72,6 +72,17 @@ export class MemoRepository {
     ).map(toMemo);
   }
 
+  /**
+   * Replaces a memo's text (trimmed; the search index follows by trigger).
+   * @returns the memo, or undefined when there is none with `id`. @throws Error when the text is empty.
+   */
+  update(id: number, text: string): Memo | undefined {
+    const body = text.trim();
+    if (!body) throw new Error('A memo needs some text.');
+    this.db.prepare('UPDATE memos SET text = ?, updated_at = ? WHERE id = ?').run(body, this.now(), id);
+    return this.get(id);
+  }
+
   /** @returns whether a memo was deleted. */
   delete(id: number): boolean {
     return this.db.prepare('DELETE FROM memos WHERE id = ?').run(id).changes > 0;

@@ -130,6 +130,45 @@ export class ReminderRepository {
     return info.changes > 0;
   }
 
+  /**
+   * Changes an active reminder's text, mode or schedule (a new schedule replaces `at`/`cron`, `timezone`
+   * and `nextAt` together). A run already claimed for the old time still delivers; its `advance` then finds
+   * `next_at` changed and leaves the edit alone.
+   * @returns the reminder, or undefined when no active reminder has `id`.
+   */
+  update(
+    id: number,
+    changes: {
+      text?: string;
+      mode?: ReminderMode;
+      schedule?: { at?: number; cron?: string; timezone: string; nextAt: number };
+    },
+  ): Reminder | undefined {
+    const { schedule } = changes;
+    const info = this.db
+      .prepare(
+        `UPDATE reminders SET text = coalesce(@text, text), mode = coalesce(@mode, mode),
+           at = CASE WHEN @reschedule THEN @at ELSE at END,
+           cron = CASE WHEN @reschedule THEN @cron ELSE cron END,
+           timezone = CASE WHEN @reschedule THEN @timezone ELSE timezone END,
+           next_at = CASE WHEN @reschedule THEN @nextAt ELSE next_at END,
+           updated_at = @now
+         WHERE id = @id AND status = 'active'`,
+      )
+      .run({
+        id,
+        text: changes.text ?? null,
+        mode: changes.mode ?? null,
+        reschedule: schedule ? 1 : 0,
+        at: schedule?.at ?? null,
+        cron: schedule?.cron ?? null,
+        timezone: schedule?.timezone ?? null,
+        nextAt: schedule?.nextAt ?? null,
+        now: this.now(),
+      });
+    return info.changes > 0 ? this.get(id) : undefined;
+  }
+
   /** Active reminders due at `now`, earliest first (one index range). */
   due(now: number, limit = 100): Reminder[] {
     return (

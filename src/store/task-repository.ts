@@ -138,6 +138,16 @@ export class TaskRepository {
     return this.get(id);
   }
 
+  /** Marks a done task open again (idempotent). @returns the task, or undefined when there is none. */
+  reopen(id: number): Task | undefined {
+    this.db
+      .prepare(
+        "UPDATE tasks SET status = 'open', completed_at = NULL, updated_at = ? WHERE id = ? AND status = 'done'",
+      )
+      .run(this.now(), id);
+    return this.get(id);
+  }
+
   /** @returns whether a task was deleted. */
   delete(id: number): boolean {
     return this.db.prepare('DELETE FROM tasks WHERE id = ?').run(id).changes > 0;

@@ -1,0 +1,54 @@
+import type { Hono } from 'hono';
+import type { WrenApp } from './app.js';
+import { registerMemoRoutes } from './gateway/memo-routes.js';
+import { registerMemoryRoutes } from './gateway/memory-routes.js';
+import { registerPushRoutes } from './gateway/push-routes.js';
+import { registerTaskRoutes } from './gateway/task-routes.js';
+import { registerUploadRoutes } from './gateway/upload-routes.js';
+import { PushSubscriptionRepository } from './store/push-subscription-repository.js';
+
+/** What the owner-data routes use of the app (a WrenApp has it all). */
+export type OwnerRoutesApp = Pick<WrenApp, 'home' | 'db' | 'config'> & {
+  memory: Pick<WrenApp['memory'], 'tasks' | 'memos'>;
+  logger: Pick<WrenApp['logger'], 'info'>;
+};
+
+/**
+ * Part of the composition root: the routes the web app needs for the owner's own data, on the gateway
+ * built by createGateway (after it, so its host guard and token check run first):
+ *
+ * - memory files, HISTORY.md and memory search over the workspace in force (`config().workspace`) and the
+ *   home's database, dates in `agent.timezone`; each edit is logged by file name and size;
+ * - tasks and memos on the repositories the `task`/`memo` tools use (`app.memory.tasks`/`.memos`);
+ * - uploads into the workspace inbox (logged by path and size);
+ * - web push: subscriptions in the home's database (the table the push deliverer reads), the VAPID key
+ *   pair of `<home>/push-vapid.json` (created on first use; only the public key leaves), and whether
+ *   `proactive.push` is on.
+ *
+ * Reminder edits (`PATCH /api/reminders/:id`) come with the proactive routes createGateway registers.
+ */
+export function registerOwnerDataRoutes(gateway: Hono, app: OwnerRoutesApp): void {
+  const workspace = () => app.config().workspace;
+  registerMemoryRoutes(gateway, {
+    workspace,
+    db: app.db,
+    timezone: () => app.config().agent.timezone,
+    onEdit: ({ name, size }) => app.logger.info({ file: name, size }, 'memory file replaced over the API'),
+  });
+  registerTaskRoutes(gateway, app.memory.tasks);
+  registerMemoRoutes(gateway, app.memory.memos);
+  registerUploadRoutes(gateway, {
+    workspace,
+    onSaved: ({ path, size, session }) =>
+      app.logger.info({ path, size, ...(session ? { session } : {}) }, 'file uploaded over the API'),
+  });
+  registerPushRoutes(gateway, {
+    subscriptions: new PushSubscriptionRepository(app.db),
+    publicKey: async () => {
+      // web-push (and its crypto) loads on first use, as the push deliverer loads it.
+      const { loadVapidKeys } = await import('./proactive/web-push.js');
+      return loadVapidKeys(app.home).publicKey;
+    },
+    enabled: () => app.config().proactive.push,
+  });
+}

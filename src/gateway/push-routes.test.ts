@@ -1,0 +1,133 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Hono } from 'hono';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadVapidKeys } from '../proactive/web-push.js';
+import { openDatabase } from '../store/open-database.js';
+import { PushSubscriptionRepository } from '../store/push-subscription-repository.js';
+import { registerPushRoutes } from './push-routes.js';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+type Body = Record<string, unknown> & { error?: { code: string; message: string } };
+
+const P256DH = Buffer.alloc(65, 4).toString('base64url');
+const AUTH = Buffer.alloc(16, 7).toString('base64url');
+const ENDPOINT = 'https://fcm.googleapis.com/fcm/send/abc123';
+const browserJson = (endpoint = ENDPOINT) => ({
+  endpoint,
+  expirationTime: null,
+  keys: { p256dh: P256DH, auth: AUTH },
+});
+
+function setup(enabled = true) {
+  const home = mkdtempSync(join(tmpdir(), 'wren-pushapi-'));
+  const db = openDatabase(join(home, 'wren.db'));
+  cleanups.push(() => {
+    db.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+  const subscriptions = new PushSubscriptionRepository(db);
+  const app = new Hono();
+  registerPushRoutes(app, {
+    subscriptions,
+    publicKey: async () => loadVapidKeys(home).publicKey,
+    enabled: () => enabled,
+  });
+  const send = async (method: string, path: string, body?: unknown) => {
+    const response = await app.request(path, {
+      method,
+      ...(body === undefined
+        ? {}
+        : {
+            body: typeof body === 'string' ? body : JSON.stringify(body),
+            headers: { 'content-type': 'application/json' },
+          }),
+    });
+    return { status: response.status, body: (await response.json()) as Body };
+  };
+  return { home, subscriptions, send };
+}
+
+describe('push routes', () => {
+  it('gives the VAPID public key, created once (0600) and never the private one', async () => {
+    const { home, send } = setup(false);
+    const first = await send('GET', '/api/push/key');
+    expect(first.status).toBe(200);
+    const stored = JSON.parse(readFileSync(join(home, 'push-vapid.json'), 'utf8')) as {
+      publicKey: string;
+      privateKey: string;
+    };
+    expect(first.body).toEqual({ publicKey: stored.publicKey, enabled: false });
+    expect(JSON.stringify(first.body)).not.toContain(stored.privateKey);
+    expect(statSync(join(home, 'push-vapid.json')).mode & 0o777).toBe(0o600);
+    expect((await send('GET', '/api/push/key')).body['publicKey']).toBe(stored.publicKey);
+  });
+
+  it('says what to do when the stored key pair is damaged, without replacing it', async () => {
+    const { home, send } = setup();
+    writeFileSync(join(home, 'push-vapid.json'), '{"publicKey": "x"}');
+    const answer = await send('GET', '/api/push/key');
+    expect(answer.status).toBe(500);
+    expect(answer.body.error?.message).toMatch(/not a VAPID key pair; move it aside/);
+    expect(readFileSync(join(home, 'push-vapid.json'), 'utf8')).toBe('{"publicKey": "x"}');
+  });
+
+  it('subscribes a browser (idempotently, keys not echoed) and unsubscribes it', async () => {
+    const { send, subscriptions } = setup();
+    const added = await send('POST', '/api/push/subscriptions', browserJson());
+    expect(added.status).toBe(201);
+    expect(added.body).toEqual({
+      subscription: { id: expect.any(Number), endpoint: ENDPOINT, createdAt: expect.any(Number) },
+    });
+    expect(JSON.stringify(added.body)).not.toContain(AUTH);
+    expect((await send('POST', '/api/push/subscriptions', browserJson())).status).toBe(201);
+    expect(subscriptions.list()).toMatchObject([
+      { endpoint: ENDPOINT, keys: { p256dh: P256DH, auth: AUTH } },
+    ]);
+    expect(await send('DELETE', '/api/push/subscriptions', { endpoint: ENDPOINT })).toEqual({
+      status: 200,
+      body: { removed: true },
+    });
+    expect((await send('DELETE', '/api/push/subscriptions', { endpoint: ENDPOINT })).body).toEqual({
+      removed: false,
+    });
+    expect(subscriptions.list()).toEqual([]);
+  });
+
+  it.each([
+    ['malformed JSON', '{"endpoint":', /JSON object/],
+    ['an http endpoint', browserJson('http://fcm.googleapis.com/x'), /endpoint must be an https URL/],
+    ['no URL at all', browserJson('https://'), /endpoint/],
+    ['an IP address', browserJson('https://127.0.0.1/push'), /not an IP address/],
+    ['an IPv6 address', browserJson('https://[::1]:8443/push'), /not an IP address/],
+    ['localhost', browserJson('https://localhost/push'), /local name/],
+    ['a single-label host', browserJson('https://router/push'), /local name/],
+    ['no keys', { endpoint: ENDPOINT }, /keys/],
+    ['a short auth', { endpoint: ENDPOINT, keys: { p256dh: P256DH, auth: 'abc' } }, /keys\.auth/],
+    ['a p256dh that is no base64url', { endpoint: ENDPOINT, keys: { p256dh: '!!', auth: AUTH } }, /p256dh/],
+    ['keys of the wrong type', { endpoint: ENDPOINT, keys: 'x' }, /keys/],
+    ['a huge endpoint', browserJson(`https://push.example.com/${'a'.repeat(3000)}`), /endpoint/],
+  ])('refuses to subscribe %s with 400', async (_name, body, message) => {
+    const { send, subscriptions } = setup();
+    const answer = await send('POST', '/api/push/subscriptions', body);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error?.code).toBe('bad_request');
+    expect(answer.body.error?.message).toMatch(message);
+    expect(subscriptions.list()).toEqual([]);
+  });
+
+  it('refuses bad unsubscribe bodies and oversize ones', async () => {
+    const { send } = setup();
+    for (const body of ['{', {}, { endpoint: 7 }, { endpoint: ENDPOINT, extra: 1 }]) {
+      const answer = await send('DELETE', '/api/push/subscriptions', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+    }
+    const huge = await send('POST', '/api/push/subscriptions', { ...browserJson(), pad: 'x'.repeat(20_000) });
+    expect(huge.status).toBe(413);
+  });
+});

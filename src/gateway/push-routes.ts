@@ -1,0 +1,89 @@
+import { isIP } from 'node:net';
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { PushSubscriptionRepository } from '../store/push-subscription-repository.js';
+import { problem } from './problem.js';
+import { limitBody, validBody } from './route-input.js';
+
+/** A browser's subscription JSON is a few hundred bytes; this leaves room and nothing more. */
+const MAX_SUBSCRIPTION_BODY_BYTES = 16 * 1024;
+
+export interface PushRouteOptions {
+  subscriptions: Pick<PushSubscriptionRepository, 'add' | 'remove'>;
+  /**
+   * The home's VAPID public key, the key pair created on first use (`loadVapidKeys`). May reject when the
+   * stored pair is damaged; its message says what to do and names no secret.
+   */
+  publicKey: () => Promise<string>;
+  /** Whether deliveries go to subscribed browsers now (`proactive.push`). */
+  enabled: () => boolean;
+}
+
+const unsubscribe = z.object({ endpoint: z.string().min(1).max(2048) }).strict();
+
+/**
+ * Why Wren would not send to `endpoint`, beyond what `parsePushSubscription` checks (https, the keys):
+ * browsers' push services are public host names, so an IP literal, `localhost` or a single-label name is
+ * no subscription but a way to make Wren POST into the local network.
+ */
+function privateEndpoint(endpoint: string): string | undefined {
+  const host = new URL(endpoint).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (isIP(host) !== 0) return 'endpoint must name a push service by host name, not an IP address';
+  if (!host.includes('.') || host === 'localhost' || host.endsWith('.localhost'))
+    return 'endpoint must be a public push service, not a local name';
+  return undefined;
+}
+
+/**
+ * Web push for the web app:
+ *
+ * - `GET /api/push/key` → `{publicKey, enabled}`: the VAPID public key to subscribe with
+ *   (`applicationServerKey`), and whether `proactive.push` sends to subscribed browsers now;
+ * - `POST /api/push/subscriptions` `PushSubscription.toJSON()` (`{endpoint, keys: {p256dh, auth}}`, an
+ *   https endpoint; `expirationTime` and other fields are ignored) → `201 {subscription: {id, endpoint,
+ *   createdAt}}` (the keys are not echoed); subscribing again refreshes the same one;
+ * - `DELETE /api/push/subscriptions` `{endpoint}` → `{removed}`.
+ */
+export function registerPushRoutes(app: Hono, options: PushRouteOptions): void {
+  app.use('/api/push/subscriptions', limitBody(MAX_SUBSCRIPTION_BODY_BYTES));
+
+  app.get('/api/push/key', async (c) => {
+    let publicKey: string;
+    try {
+      publicKey = await options.publicKey();
+    } catch (error) {
+      return c.json(problem('internal', `Web push keys are unusable: ${(error as Error).message}.`), 500);
+    }
+    return c.json({ publicKey, enabled: options.enabled() });
+  });
+
+  app.post('/api/push/subscriptions', async (c) => {
+    let raw: unknown;
+    try {
+      raw = await c.req.json();
+    } catch {
+      return c.json(problem('bad_request', 'The body must be a JSON object.'), 400);
+    }
+    // web-push (and its crypto) loads on first use, as the deliverer loads it: not at start-up.
+    const { parsePushSubscription } = await import('../proactive/web-push.js');
+    let parsed: ReturnType<typeof parsePushSubscription>;
+    try {
+      parsed = parsePushSubscription(raw);
+    } catch (error) {
+      return c.json(problem('bad_request', (error as Error).message), 400);
+    }
+    const local = privateEndpoint(parsed.endpoint);
+    if (local) return c.json(problem('bad_request', `invalid push subscription: ${local}`), 400);
+    const stored = options.subscriptions.add(parsed);
+    return c.json(
+      { subscription: { id: stored.id, endpoint: stored.endpoint, createdAt: stored.createdAt } },
+      201,
+    );
+  });
+
+  app.delete('/api/push/subscriptions', async (c) => {
+    const parsed = await validBody(c, unsubscribe);
+    if (!parsed.ok) return parsed.response;
+    return c.json({ removed: options.subscriptions.remove(parsed.value.endpoint) });
+  });
+}

@@ -1,0 +1,192 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Hono } from 'hono';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../config/load-config.js';
+import { registerSettingsRoutes } from './settings-routes.js';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+type Body = Record<string, unknown> & {
+  error?: { code: string; message: string };
+  settings?: Record<string, unknown>;
+};
+
+const TOKEN = 'a-gateway-token-of-some-length-0123';
+
+const CONFIG = `# My Wren: hand-written, keep this comment
+gateway:
+  token: \${WREN_GATEWAY_TOKEN} # from .env
+proactive:
+  proactivity: low # chatty enough
+agent:
+  timezone: UTC
+`;
+
+function setup(config: string | null = CONFIG, dotEnv = `WREN_GATEWAY_TOKEN=${TOKEN}\n`) {
+  const home = mkdtempSync(join(tmpdir(), 'wren-settings-'));
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  if (config !== null) writeFileSync(join(home, 'config.yaml'), config, { mode: 0o600 });
+  writeFileSync(join(home, '.env'), dotEnv, { mode: 0o600 });
+  const env = {};
+  // The config in force when the app started (what GET falls back to while the file is broken).
+  const inForce = loadConfig(home, env);
+  const app = new Hono();
+  registerSettingsRoutes(app, { home, env, config: () => inForce });
+  const file = join(home, 'config.yaml');
+  const send = async (method: string, body?: unknown) => {
+    const response = await app.request('/api/settings', {
+      method,
+      ...(body === undefined
+        ? {}
+        : {
+            body: typeof body === 'string' ? body : JSON.stringify(body),
+            headers: { 'content-type': 'application/json' },
+          }),
+    });
+    return { status: response.status, body: (await response.json()) as Body };
+  };
+  return { home, file, send, text: () => readFileSync(file, 'utf8') };
+}
+
+describe('settings routes', () => {
+  it('reads the settings from config.yaml, defaults filled in', async () => {
+    const { send } = setup();
+    expect(await send('GET')).toEqual({
+      status: 200,
+      body: { proactivity: 'low', quietHours: null, gateMode: 'ask', timezone: 'UTC', configError: null },
+    });
+  });
+
+  it('writes a change through config.yaml, keeping comments and ${VAR} placeholders', async () => {
+    const { send, text, home } = setup();
+    const answer = await send('PATCH', {
+      proactivity: 'high',
+      quietHours: '22:30-07:00',
+      gateMode: 'strict',
+      timezone: 'Europe/Berlin',
+    });
+    const expected = {
+      proactivity: 'high',
+      quietHours: '22:30-07:00',
+      gateMode: 'strict',
+      timezone: 'Europe/Berlin',
+      configError: null,
+    };
+    expect(answer).toEqual({ status: 200, body: { settings: expected } });
+    const written = text();
+    expect(written).toContain('# My Wren: hand-written, keep this comment');
+    expect(written).toContain('token: ${WREN_GATEWAY_TOKEN} # from .env');
+    expect(written).toContain('proactivity: high # chatty enough');
+    expect(written).not.toContain(TOKEN);
+    expect(readFileSync(join(home, '.env'), 'utf8')).toBe(`WREN_GATEWAY_TOKEN=${TOKEN}\n`);
+    // What the app's reload will load, and what GET answers from now on.
+    const loaded = loadConfig(home, {});
+    expect(loaded.proactive.quietHours).toEqual({ start: 22 * 60 + 30, end: 7 * 60 });
+    expect(loaded.gate.mode).toBe('strict');
+    expect(loaded.gateway.token).toBe(TOKEN);
+    expect((await send('GET')).body).toEqual(expected);
+  });
+
+  it('clears quiet hours (and the time zone) with null, and leaves other keys as they were', async () => {
+    const { send, text } = setup();
+    await send('PATCH', { quietHours: '23:00-06:30' });
+    expect(text()).toContain('quiet_hours: 23:00-06:30');
+    const cleared = await send('PATCH', { quietHours: null, timezone: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.settings).toMatchObject({ quietHours: null, proactivity: 'low' });
+    expect(text()).not.toContain('quiet_hours');
+    expect(text()).not.toContain('timezone');
+    expect(text()).toContain('proactivity: low # chatty enough');
+  });
+
+  it('refuses a change the config would reject with 400 and the validator’s message, writing nothing', async () => {
+    const { send, text } = setup();
+    const before = text();
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ quietHours: '25:00-07:00' }, /proactive\.quiet_hours: use HH:MM-HH:MM/],
+      [{ quietHours: '22:30' }, /proactive\.quiet_hours/],
+      [{ quietHours: '' }, /proactive\.quiet_hours/],
+      [{ timezone: 'Mars/Olympus_Mons' }, /agent\.timezone: unknown time zone/],
+      [{ proactivity: 'high', quietHours: '07:00-7:30' }, /change not saved/],
+    ];
+    for (const [body, message] of cases) {
+      const answer = await send('PATCH', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.error?.code).toBe('bad_request');
+      expect(answer.body.error?.message, JSON.stringify(body)).toMatch(message);
+      expect(text()).toBe(before);
+    }
+  });
+
+  it('refuses malformed bodies, wrong types, unknown keys and values outside the enums with 400', async () => {
+    const { send, text } = setup();
+    const before = text();
+    const cases: Array<[unknown, RegExp]> = [
+      ['{"proactivity": ', /JSON/],
+      ['["high"]', /expected object/],
+      ['null', /expected object/],
+      [{ proactivity: 3 }, /^proactivity: /],
+      [{ proactivity: 'sometimes' }, /^proactivity: /],
+      [{ gateMode: 'yolo' }, /^gateMode: /],
+      [{ quietHours: 2230 }, /^quietHours: /],
+      [{ timezone: '' }, /^timezone: /],
+      [{ theme: 'dark' }, /theme/],
+      [{ quiet_hours: '22:00-07:00' }, /quiet_hours/],
+    ];
+    for (const [body, message] of cases) {
+      const answer = await send('PATCH', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.error?.code).toBe('bad_request');
+      expect(answer.body.error?.message, JSON.stringify(body)).toMatch(message);
+    }
+    const huge = await send('PATCH', { timezone: 'x'.repeat(20_000) });
+    expect(huge.status).toBe(413);
+    expect(huge.body.error?.code).toBe('too_large');
+    expect(text()).toBe(before);
+  });
+
+  it('while config.yaml is broken: GET shows the config in force and why, PATCH writes nothing', async () => {
+    const { send, text, file } = setup();
+    const broken = `${CONFIG}web:\n  search:\n    api_key: \${UNSET_SEARCH_KEY}\n`;
+    writeFileSync(file, broken);
+    const got = await send('GET');
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ proactivity: 'low', timezone: 'UTC' });
+    expect(got.body['configError']).toMatch(/UNSET_SEARCH_KEY/);
+    const patched = await send('PATCH', { gateMode: 'auto' });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error?.message).toMatch(/UNSET_SEARCH_KEY/);
+    expect(text()).toBe(broken);
+  });
+
+  it('starts config.yaml from the commented template when there is none, and fills an empty section', async () => {
+    const fresh = setup(null);
+    const answer = await fresh.send('PATCH', { gateMode: 'auto' });
+    expect(answer.status).toBe(200);
+    expect(answer.body.settings).toMatchObject({ gateMode: 'auto', proactivity: 'default' });
+    expect(fresh.text()).toContain('# Wren configuration.');
+    expect(fresh.text()).toMatch(/^gate:\n {2}mode: auto$/m);
+
+    const empty = setup('proactive: # settings to come\nagent:\n  timezone: UTC\n');
+    const filled = await empty.send('PATCH', { proactivity: 'off', quietHours: '22:00-06:00' });
+    expect(filled.status).toBe(200);
+    expect(filled.body.settings).toMatchObject({ proactivity: 'off', quietHours: '22:00-06:00' });
+    expect(loadConfig(empty.home, {}).proactive.proactivity).toBe('off');
+    expect(empty.text()).toContain('# settings to come');
+  });
+
+  it('answers an empty change with the settings and leaves the file byte for byte', async () => {
+    const { send, text } = setup();
+    const before = text();
+    expect(await send('PATCH', {})).toMatchObject({
+      status: 200,
+      body: { settings: { proactivity: 'low' } },
+    });
+    expect(text()).toBe(before);
+  });
+});

@@ -1,0 +1,152 @@
+import type { Hono } from 'hono';
+import { type Document, isMap, isScalar, YAMLMap } from 'yaml';
+import { z } from 'zod';
+import { editConfig } from '../config/config-writer.js';
+import { configPath, loadConfig } from '../config/load-config.js';
+import type { WrenConfig } from '../config/wren-config.js';
+import { GATE_MODES } from '../gate/gate-config.js';
+import { PROACTIVITY } from '../proactive/proactive-config.js';
+import { ConfigError } from '../util/config-error.js';
+import type { Env } from '../util/interpolate.js';
+import { problem } from './problem.js';
+import { limitBody, validBody } from './route-input.js';
+
+export interface SettingsRouteOptions {
+  home: string;
+  /** The environment `${VAR}`s resolve from (over `<home>/.env`), as for loading config.yaml. */
+  env: Env;
+  /** The configuration in force: what `GET` shows while config.yaml itself cannot be loaded. */
+  config: () => WrenConfig;
+}
+
+/** The everyday settings the web app edits, as `GET /api/settings` answers them. */
+export interface Settings {
+  /** `proactive.proactivity`. */
+  proactivity: (typeof PROACTIVITY)[number];
+  /** `proactive.quiet_hours` as `HH:MM-HH:MM`, or null when there are none. */
+  quietHours: string | null;
+  /** `gate.mode`. */
+  gateMode: (typeof GATE_MODES)[number];
+  /** `agent.timezone`, or the system's zone when config.yaml names none. */
+  timezone: string;
+  /** Why config.yaml cannot be loaded as it is now (the values are then the config in force); else null. */
+  configError: string | null;
+}
+
+const changes = z.strictObject({
+  proactivity: z.enum(PROACTIVITY).optional(),
+  quietHours: z.string().trim().max(64).nullable().optional(),
+  gateMode: z.enum(GATE_MODES).optional(),
+  timezone: z.string().trim().min(1).max(100).nullable().optional(),
+});
+
+type Changes = z.output<typeof changes>;
+
+/** Where each setting lives in config.yaml: [section, key]. */
+const KEYS = {
+  proactivity: ['proactive', 'proactivity'],
+  quietHours: ['proactive', 'quiet_hours'],
+  gateMode: ['gate', 'mode'],
+  timezone: ['agent', 'timezone'],
+} as const satisfies Record<keyof Changes, readonly [string, string]>;
+
+const clock = (minutes: number) =>
+  `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
+
+function toSettings(config: WrenConfig, configError: string | null): Settings {
+  const quiet = config.proactive.quietHours;
+  return {
+    proactivity: config.proactive.proactivity,
+    quietHours: quiet ? `${clock(quiet.start)}-${clock(quiet.end)}` : null,
+    gateMode: config.gate.mode,
+    timezone: config.agent.timezone,
+    configError,
+  };
+}
+
+/**
+ * The section `name` of the document as a map, created when absent or empty (`proactive:` with nothing
+ * after it). Its comments are kept.
+ * @throws ConfigError when the section holds something else (the config is broken there; fixed by hand).
+ */
+function sectionOf(doc: Document, name: string, file: string): YAMLMap {
+  const node = doc.get(name, true);
+  if (isMap(node)) return node;
+  if (node !== undefined && !(isScalar(node) && node.value === null)) {
+    throw new ConfigError(`${file}: ${name}: must be a mapping of settings; fix it by hand first`, {
+      file,
+      keyPath: name,
+    });
+  }
+  const map = new YAMLMap();
+  if (node) {
+    map.commentBefore = node.commentBefore;
+    map.comment = node.comment;
+  }
+  doc.set(name, map);
+  return map;
+}
+
+/**
+ * Writes `value` at `section.key`, or removes the key for null. An existing scalar keeps its node, so a
+ * comment on its line survives (a `${VAR}` there is replaced: the owner chose a value).
+ */
+function write(doc: Document, [section, key]: readonly [string, string], value: string | null, file: string) {
+  if (value === null) {
+    const map = doc.get(section, true);
+    if (!isMap(map)) return;
+    map.delete(key);
+    if (map.items.length === 0 && !map.commentBefore && !map.comment) doc.delete(section);
+    return;
+  }
+  const map = sectionOf(doc, section, file);
+  const current = map.get(key, true);
+  if (isScalar(current)) current.value = value;
+  else map.set(key, doc.createNode(value));
+}
+
+/**
+ * `GET /api/settings` and `PATCH /api/settings`: proactivity, quiet hours, gate mode and time zone, read from
+ * and written to config.yaml (the single source of truth; the running app reloads it). A change goes
+ * through `editConfig`: comments, layout and `${VAR}` placeholders survive, and the whole resulting file is
+ * validated as loading it would be — an invalid change writes nothing and answers 400 with the validator's
+ * message. Both answer from the file, not from the config in force (the reload lags by a moment).
+ */
+export function registerSettingsRoutes(app: Hono, options: SettingsRouteOptions): void {
+  const { home, env } = options;
+  const file = configPath(home);
+
+  const read = (): Settings => {
+    try {
+      return toSettings(loadConfig(home, env), null);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      return toSettings(options.config(), error.message);
+    }
+  };
+
+  app.get('/api/settings', (c) => c.json(read()));
+
+  app.patch('/api/settings', limitBody(16 * 1024), async (c) => {
+    const parsed = await validBody(c, changes);
+    if (!parsed.ok) return parsed.response;
+    const given = Object.entries(parsed.value).filter(([, value]) => value !== undefined) as Array<
+      [keyof Changes, string | null]
+    >;
+    if (given.length > 0) {
+      try {
+        editConfig(
+          home,
+          (doc) => {
+            for (const [name, value] of given) write(doc, KEYS[name], value, file);
+          },
+          env,
+        );
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        return c.json(problem('bad_request', error.message), 400);
+      }
+    }
+    return c.json({ settings: read() });
+  });
+}
