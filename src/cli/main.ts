@@ -9,9 +9,9 @@ import { registerJobCommands } from './commands/jobs.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
 import { registerPairingCommands } from './commands/pairing.js';
-import { registerWebCommands } from './commands/web.js';
 import { registerReminderCommands } from './commands/reminders.js';
 import { registerSubagentCommands } from './commands/subagents.js';
+import { registerWebCommands } from './commands/web.js';
 import { EXIT, reportFailure } from './report-failure.js';
 import { wholeNumber } from './whole-number.js';
 

@@ -6,7 +6,7 @@ import { approvalSse, messageEvent } from './gate-routes.js';
 
 export interface LiveSocketOptions {
   channel: HttpChannel;
-  /** When the scheduler next wakes (ms), for the `ready` frame; later changes arrive as `next-due`. */
+  /** When the next scheduled item is due (ms), for the `ready` frame; later changes arrive as `next-due`. */
   nextDue?: () => number | null;
   /** The signed-in browser behind a request (its session id), so signing out can close its sockets. */
   sessionOf?: (request: Request) => string | undefined;

@@ -40,7 +40,10 @@ export interface SchedulerOptions {
   /** Runs going on at once (default 2); more wait for the next tick. */
   maxRunning?: number;
   onError?: (error: unknown) => void;
-  /** Told the next wake-up time after every tick (for the WebSocket broadcast). */
+  /**
+   * Told when the earliest scheduled item becomes due at another time (or nothing is scheduled any more), after
+   * a tick — for `wren status` and the web app. The loop's own 30 s look-around is not such an item.
+   */
   onNextDue?: (at: number | undefined) => void;
 }
 
@@ -67,6 +70,8 @@ export class Scheduler {
   private readonly clock: () => number;
   private readonly timers: Timers;
   private timer: unknown;
+  /** The last time told to onNextDue (so it hears only of changes). */
+  private reportedDue: number | undefined | null = null;
   private ticking: Promise<void> | undefined;
   private again = false;
   private stopped = true;
@@ -134,18 +139,27 @@ export class Scheduler {
   /** The next time the loop wakes on its own. */
   nextWake(): number {
     const now = this.clock();
+    return Math.min(now + (this.options.maxSleepMs ?? 30_000), this.nextDue(now) ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** When the earliest scheduled item (or retried delivery) is due; undefined when nothing is scheduled. */
+  nextDue(now = this.clock()): number | undefined {
     const candidates = [
       ...this.options.sources.map((source) => source.nextDue(now)),
       this.options.executor.nextDelivery(),
     ].filter((at): at is number => at !== undefined);
-    return Math.min(now + (this.options.maxSleepMs ?? 30_000), ...candidates);
+    return candidates.length > 0 ? Math.min(...candidates) : undefined;
   }
 
   /** Sets the wake-up timer after the tick that looked at `tickedAt`. */
   private arm(tickedAt: number): void {
     if (this.stopped) return;
     const wakeAt = this.nextWake();
-    this.options.onNextDue?.(wakeAt);
+    const due = this.nextDue();
+    if (due !== this.reportedDue) {
+      this.reportedDue = due;
+      this.options.onNextDue?.(due);
+    }
     this.timers.clearTimeout(this.timer);
     // What was due at `tickedAt` was just claimed: a wake time not after it is something a source cannot
     // take yet (a claim that keeps failing). Looking again after a moment keeps that from spinning the loop.

@@ -2,15 +2,16 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
-import { cliEnv, makeHome, type RunningWren, startWren } from '../support/wren-home.js';
+import { cliEnv, makeHome, type RunningWren, runCli, startWren } from '../support/wren-home.js';
 
 const TOKEN = 'web-security-token-0123456789';
 let llm: FakeLlmServer;
 let wren: RunningWren;
+let home: string;
 
 beforeAll(async () => {
   llm = await startFakeLlmServer();
-  const home = makeHome(
+  home = makeHome(
     `models:\n  - name: fake\n    protocol: openai\n    base_url: \${FAKE_BASE}\n    model: fake-model\n`,
   );
   wren = await startWren(cliEnv(home, { FAKE_BASE: llm.baseUrls.openai, WREN_GATEWAY_TOKEN: TOKEN }));
@@ -124,7 +125,7 @@ describe('web gateway security', () => {
     await expect(openSocket({ origin: wren.url })).rejects.toThrow('HTTP 401');
     await expect(openSocket({ origin: wren.url, cookie: 'wren_session=forged' })).rejects.toThrow('HTTP 401');
     const { socket, first } = await openSocket({ origin: wren.url, cookie });
-    expect(first).toMatchObject({ type: 'ready', data: { nextDue: expect.any(Number) } });
+    expect(first).toEqual({ type: 'ready', data: { nextDue: null } });
     socket.close();
   });
 
@@ -160,6 +161,19 @@ describe('web gateway security', () => {
     const again = await fetch(link!, { redirect: 'manual' });
     expect(again.status).toBe(410);
     expect(again.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('`wren web open --print` makes a fresh one-time link; without a gateway it says so', async () => {
+    const result = await runCli(['web', 'open', '--print'], cliEnv(home));
+    expect(result.code).toBe(0);
+    const link = result.stdout.trim();
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/signin\?code=[A-Za-z0-9_-]+$/);
+    const first = await fetch(link, { redirect: 'manual' });
+    expect(first.status).toBe(303);
+    expect((await fetch(link, { redirect: 'manual' })).status).toBe(410);
+    const elsewhere = await runCli(['web', 'open', '--print'], cliEnv(makeHome('')));
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain('no gateway runs for this home');
   });
 
   it('serves the app with the right types and caching, and no page for a missing asset', async () => {

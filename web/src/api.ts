@@ -1,0 +1,299 @@
+import { auth } from './state';
+import type {
+  ApprovalChoice,
+  ApprovalRequest,
+  FeedItem,
+  Goal,
+  GoalDetail,
+  GoalStatus,
+  GoalStep,
+  Grant,
+  McpServer,
+  Memo,
+  MemoryFile,
+  MemoryHistoryEntry,
+  MemorySearchResult,
+  ModelInfo,
+  ModelTest,
+  Onboarding,
+  OnboardingResult,
+  Pairing,
+  Reminder,
+  ReminderMode,
+  SessionRecord,
+  Settings,
+  Status,
+  StepStatus,
+  StoredMessage,
+  Task,
+  TaskPriority,
+  UploadedFile,
+} from './types';
+
+/**
+ * Every call the web app makes to the gateway, in one place: paths, bodies and the shape of answers. The
+ * gateway is the same origin; the session is an HttpOnly cookie (`credentials: 'same-origin'`), so no token
+ * is ever read, stored or sent by this code after sign-in. Errors are `{error: {code, message}}`; `message`
+ * is written for people and is what the pages show.
+ */
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** Seconds from a 429's Retry-After. */
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+interface RequestOptions {
+  body?: unknown;
+  signal?: AbortSignal;
+  /** A 401 is the expected answer (signing in with a wrong token), not a lost session. */
+  quiet401?: boolean;
+}
+
+async function errorOf(response: Response): Promise<ApiError> {
+  let code = 'http_error';
+  let message = `The gateway answered ${response.status} ${response.statusText}`.trim();
+  try {
+    const data = (await response.json()) as { error?: { code?: string; message?: string } };
+    if (data.error?.message) message = data.error.message;
+    if (data.error?.code) code = data.error.code;
+  } catch {
+    // Not JSON (a proxy's error page): keep the status line.
+  }
+  const retry = Number(response.headers.get('retry-after'));
+  return new ApiError(
+    response.status,
+    code,
+    message,
+    Number.isFinite(retry) && retry > 0 ? retry : undefined,
+  );
+}
+
+/** A 401 anywhere means the session cookie is gone or expired: back to the sign-in screen. */
+export function noteUnauthorized(status: number, quiet = false): void {
+  if (status === 401 && !quiet) auth.value = 'signed-out';
+}
+
+/** fetch() with the app's defaults; network failures become an ApiError with status 0. */
+export async function send(method: string, path: string, init: RequestInit = {}): Promise<Response> {
+  try {
+    return await fetch(path, { method, credentials: 'same-origin', ...init });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError(0, 'network', 'Cannot reach Wren. Is the gateway running?');
+  }
+}
+
+async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const init: RequestInit = { headers };
+  if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(options.body);
+  }
+  if (options.signal) init.signal = options.signal;
+  const response = await send(method, path, init);
+  if (!response.ok) {
+    noteUnauthorized(response.status, options.quiet401);
+    throw await errorOf(response);
+  }
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+const get = <T>(path: string, signal?: AbortSignal) => request<T>('GET', path, signal ? { signal } : {});
+const post = <T>(path: string, body?: unknown) => request<T>('POST', path, { body: body ?? {} });
+const patch = <T>(path: string, body: unknown) => request<T>('PATCH', path, { body });
+const put = <T>(path: string, body: unknown) => request<T>('PUT', path, { body });
+const del = <T>(path: string, body?: unknown) =>
+  request<T>('DELETE', path, body === undefined ? {} : { body });
+
+const enc = encodeURIComponent;
+
+/** `?a=1&b=2` from the defined entries, or ''. */
+function query(params: Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/** Keeps only the defined fields of a PATCH body (absent means "unchanged"). */
+function defined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
+}
+
+// --- Session (sign-in) -------------------------------------------------------------------------------------
+
+export async function checkSession(): Promise<boolean> {
+  const response = await send('GET', '/api/session', { headers: { accept: 'application/json' } });
+  if (response.status === 401) return false;
+  if (!response.ok) throw await errorOf(response);
+  return true;
+}
+
+/** Exchanges the gateway token for the session cookie. 401: wrong token; 429: wait `retryAfter` seconds. */
+export const signIn = (token: string) =>
+  request<void>('POST', '/api/session', { body: { token }, quiet401: true });
+export const signOut = () => request<void>('DELETE', '/api/session', { quiet401: true });
+
+// --- Chat --------------------------------------------------------------------------------------------------
+
+export const listSessions = () => get<{ sessions: SessionRecord[] }>('/api/sessions').then((r) => r.sessions);
+export const sessionMessages = (id: string, signal?: AbortSignal) =>
+  get<{ session: string; messages: StoredMessage[] }>(`/api/sessions/${enc(id)}/messages`, signal).then(
+    (r) => r.messages,
+  );
+
+/** Uploads one file into the workspace (multipart field `file`). */
+export async function uploadFile(file: File): Promise<UploadedFile> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  const response = await send('POST', '/api/files', { body: form, headers: { accept: 'application/json' } });
+  if (!response.ok) {
+    noteUnauthorized(response.status);
+    throw await errorOf(response);
+  }
+  return (await response.json()) as UploadedFile;
+}
+
+// --- Approvals, grants, pairings ---------------------------------------------------------------------------
+
+export const listApprovals = () =>
+  get<{ pending: ApprovalRequest[] }>('/api/approvals').then((r) => r.pending);
+export const answerApproval = (id: string, answer: ApprovalChoice) =>
+  post<{ ok: true }>(`/api/approvals/${enc(id)}`, { answer });
+export const listGrants = () => get<{ grants: Grant[] }>('/api/grants').then((r) => r.grants);
+export const revokeGrant = (id: string) => del<{ revoked: string }>(`/api/grants/${enc(id)}`);
+export const listPairings = () => get<{ pairings: Pairing[] }>('/api/pairings').then((r) => r.pairings);
+export const approvePairing = (code: string) =>
+  post<{ pairing: Pairing }>(`/api/pairings/${enc(code)}/approve`);
+export const rejectPairing = (code: string) => del<{ revoked: string }>(`/api/pairings/${enc(code)}`);
+
+// --- Feed and reminders ------------------------------------------------------------------------------------
+
+export const listFeed = (limit = 50, before?: number) =>
+  get<{ feed: FeedItem[] }>(`/api/feed${query({ limit, before })}`).then((r) => r.feed);
+
+export const listReminders = (all = false) =>
+  get<{ reminders: Reminder[] }>(`/api/reminders${all ? '?all=1' : ''}`).then((r) => r.reminders);
+export const createReminder = (fields: { text: string; when: string; mode: ReminderMode }) =>
+  post<{ reminder: Reminder; description: string }>('/api/reminders', fields);
+export const updateReminder = (id: number, fields: { text?: string; when?: string; mode?: ReminderMode }) =>
+  patch<{ reminder: Reminder; description?: string }>(`/api/reminders/${id}`, defined(fields));
+export const cancelReminder = (id: number) => del<{ cancelled: number }>(`/api/reminders/${id}`);
+
+// --- Tasks and memos ---------------------------------------------------------------------------------------
+
+export type TaskFilter = 'open' | 'done' | 'all';
+export interface TaskFields {
+  title?: string;
+  notes?: string;
+  /** `null` clears the due date. */
+  due?: string | null;
+  priority?: TaskPriority;
+  status?: 'open' | 'done';
+}
+
+/** Answers are either the record or `{task: record}`; both are accepted while the routes settle. */
+const unwrap =
+  <T>(key: string) =>
+  (value: unknown) =>
+    ((value as Record<string, unknown>)?.[key] ?? value) as T;
+
+export const listTasks = (status: TaskFilter) =>
+  get<{ tasks: Task[] }>(`/api/tasks?status=${status}`).then((r) => r.tasks);
+export const createTask = (fields: TaskFields & { title: string }) =>
+  post<unknown>('/api/tasks', defined(fields)).then(unwrap<Task>('task'));
+export const updateTask = (id: number, fields: TaskFields) =>
+  patch<unknown>(`/api/tasks/${id}`, defined(fields)).then(unwrap<Task>('task'));
+export const deleteTask = (id: number) => del<unknown>(`/api/tasks/${id}`);
+
+export const listMemos = (q?: string) =>
+  get<{ memos: Memo[] }>(`/api/memos${query({ q: q?.trim() || undefined })}`).then((r) => r.memos);
+export const createMemo = (text: string, tags?: string[]) =>
+  post<unknown>('/api/memos', tags?.length ? { text, tags } : { text }).then(unwrap<Memo>('memo'));
+export const updateMemo = (id: number, fields: { text?: string; tags?: string[] }) =>
+  patch<unknown>(`/api/memos/${id}`, defined(fields)).then(unwrap<Memo>('memo'));
+export const deleteMemo = (id: number) => del<unknown>(`/api/memos/${id}`);
+
+// --- Goals -------------------------------------------------------------------------------------------------
+
+export const listGoals = (status: 'open' | 'all' | GoalStatus = 'open') =>
+  get<{ goals: Goal[] }>(`/api/goals?status=${status}`).then((r) => r.goals);
+export const getGoal = (id: number) => get<GoalDetail>(`/api/goals/${id}`);
+export const createGoal = (fields: { title: string; why?: string; dueDate?: string; checkinCron?: string }) =>
+  post<GoalDetail>('/api/goals', defined(fields));
+export const updateGoal = (
+  id: number,
+  fields: {
+    title?: string;
+    why?: string | null;
+    status?: GoalStatus;
+    dueDate?: string | null;
+    checkinCron?: string | null;
+  },
+) => patch<GoalDetail>(`/api/goals/${id}`, defined(fields));
+export const addStep = (goal: number, fields: { title: string; notes?: string; status?: StepStatus }) =>
+  post<GoalStep>(`/api/goals/${goal}/steps`, defined(fields));
+export const updateStep = (
+  goal: number,
+  step: number,
+  fields: { title?: string; notes?: string; status?: StepStatus },
+) => patch<GoalStep>(`/api/goals/${goal}/steps/${step}`, defined(fields));
+export const decideProposal = (id: number, decision: 'accept' | 'dismiss') =>
+  post<unknown>(`/api/goals/proposals/${id}/${decision}`);
+
+// --- Memory ------------------------------------------------------------------------------------------------
+
+export const listMemoryFiles = () => get<{ files: MemoryFile[] }>('/api/memory').then((r) => r.files);
+export const readMemoryFile = (name: string) =>
+  get<{ name: string; content: string }>(`/api/memory/files/${enc(name)}`);
+export const writeMemoryFile = (name: string, content: string) =>
+  put<{ name: string; size: number }>(`/api/memory/files/${enc(name)}`, { content });
+export const memoryHistory = (limit = 20, before?: string) =>
+  get<{ entries: MemoryHistoryEntry[]; next?: string }>(`/api/memory/history${query({ limit, before })}`);
+export const searchMemory = (q: string) =>
+  get<{ results: MemorySearchResult[] }>(`/api/memory/search${query({ q })}`).then((r) => r.results);
+
+// --- Settings, models, MCP, status -------------------------------------------------------------------------
+
+export const getStatus = () => get<Status>('/api/status');
+export const listModels = () => get<{ models: ModelInfo[]; note?: string }>('/api/models');
+export const testModel = (name: string) => post<ModelTest>(`/api/models/${enc(name)}/test`);
+export const listMcp = () => get<{ servers: McpServer[]; fileError?: string }>('/api/mcp');
+export const setMcpEnabled = (name: string, enabled: boolean) =>
+  post<{ server?: McpServer; note?: string }>(`/api/mcp/${enc(name)}/${enabled ? 'enable' : 'disable'}`);
+export const getSettings = () => get<Settings>('/api/settings');
+/** `null` clears quiet hours (and the time zone, back to the system's). */
+export const updateSettings = (changes: Partial<Omit<Settings, 'configError'>>) =>
+  patch<unknown>('/api/settings', changes).then(unwrap<Settings>('settings'));
+
+// --- Onboarding --------------------------------------------------------------------------------------------
+
+export const getOnboarding = () => get<Onboarding>('/api/onboarding');
+export const finishOnboarding = (fields: {
+  preset: string;
+  key?: string;
+  model?: string;
+  baseUrl?: string;
+  /** Save even though the test failed (a local server not started yet). */
+  force?: boolean;
+}) => post<OnboardingResult>('/api/onboarding', defined(fields));
+
+// --- Web push ----------------------------------------------------------------------------------------------
+
+/** The VAPID key to subscribe with, and whether `proactive.push` sends to browsers now. */
+export const pushKey = () => get<{ publicKey: string; enabled?: boolean }>('/api/push/key');
+export const addPushSubscription = (subscription: PushSubscriptionJSON) =>
+  post<unknown>('/api/push/subscriptions', subscription);
+export const removePushSubscription = (endpoint: string) =>
+  del<unknown>('/api/push/subscriptions', { endpoint });

@@ -1,0 +1,336 @@
+import { useEffect, useState } from 'preact/hooks';
+import { cancelReminder, createReminder, listReminders, updateReminder } from '../api';
+import { Badge, Empty, ErrorNote, Loading, PageHeader, Time, useTicker } from '../components/common';
+import { relativeTime } from '../format';
+import { liveEpoch, nextDue } from '../live';
+import { errorText, toast } from '../state';
+import type { Reminder, ReminderMode } from '../types';
+
+const WHEN_HINT = 'in 20m · tomorrow 9:00 · every weekday at 7:30';
+
+function ModeSelect({
+  id,
+  value,
+  onChange,
+}: {
+  id: string;
+  value: ReminderMode;
+  onChange: (mode: ReminderMode) => void;
+}) {
+  return (
+    <select id={id} value={value} onChange={(event) => onChange(event.currentTarget.value as ReminderMode)}>
+      <option value="notify">Notify me</option>
+      <option value="agent">Let Wren act</option>
+    </select>
+  );
+}
+
+/** The create form: text, when (as people write it), mode. Shows the server's reading of `when`. */
+function NewReminder({ onAdded }: { onAdded: () => void }) {
+  const [text, setText] = useState('');
+  const [when, setWhen] = useState('');
+  const [mode, setMode] = useState<ReminderMode>('notify');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (!text.trim() || !when.trim()) return;
+    setBusy(true);
+    setError(null);
+    setDone(null);
+    try {
+      const answer = await createReminder({ text: text.trim(), when: when.trim(), mode });
+      setDone(`Scheduled: ${answer.description}`);
+      setText('');
+      setWhen('');
+      onAdded();
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="card form-card" onSubmit={submit} aria-labelledby="new-reminder-title">
+      <h2 id="new-reminder-title">New reminder</h2>
+      <div class="field-row">
+        <div class="field grow">
+          <label for="reminder-text" class="field-label">
+            Reminder
+          </label>
+          <input
+            id="reminder-text"
+            value={text}
+            placeholder="Call Ana"
+            required
+            maxLength={2000}
+            onInput={(event) => setText(event.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="reminder-when" class="field-label">
+            When
+          </label>
+          <input
+            id="reminder-when"
+            value={when}
+            placeholder="tomorrow 9:00"
+            required
+            maxLength={200}
+            aria-describedby="reminder-when-hint"
+            onInput={(event) => setWhen(event.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="reminder-mode" class="field-label">
+            Mode
+          </label>
+          <ModeSelect id="reminder-mode" value={mode} onChange={setMode} />
+        </div>
+      </div>
+      <p id="reminder-when-hint" class="hint">
+        Write it as you would say it: {WHEN_HINT}. “Let Wren act” runs the text as a task with tools.
+      </p>
+      {error ? (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {done ? (
+        <p class="field-ok" role="status">
+          {done}
+        </p>
+      ) : null}
+      <div class="form-actions">
+        <button type="submit" class="btn primary" disabled={busy || !text.trim() || !when.trim()}>
+          {busy ? 'Adding…' : 'Add reminder'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function schedule(reminder: Reminder, now: number) {
+  if (reminder.status !== 'active') {
+    return (
+      <>
+        <Badge tone={reminder.status === 'done' ? 'good' : 'muted'}>{reminder.status}</Badge>
+        {reminder.lastFiredAt ? (
+          <span>
+            last ran <Time at={reminder.lastFiredAt} />
+          </span>
+        ) : null}
+      </>
+    );
+  }
+  return (
+    <>
+      {reminder.cron ? <Badge tone="info">repeats · {reminder.cron}</Badge> : null}
+      {reminder.nextAt ? (
+        <span>
+          next <Time at={reminder.nextAt} /> <span class="muted">({relativeTime(reminder.nextAt, now)})</span>
+        </span>
+      ) : null}
+    </>
+  );
+}
+
+function ReminderRow({
+  reminder,
+  onChanged,
+  now,
+}: {
+  reminder: Reminder;
+  onChanged: () => void;
+  now: number;
+}) {
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(reminder.text);
+  const [when, setWhen] = useState('');
+  const [mode, setMode] = useState<ReminderMode>(reminder.mode);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const save = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await updateReminder(reminder.id, {
+        ...(text.trim() && text.trim() !== reminder.text ? { text: text.trim() } : {}),
+        ...(when.trim() ? { when: when.trim() } : {}),
+        ...(mode !== reminder.mode ? { mode } : {}),
+      });
+      if (answer.description) toast(`Rescheduled: ${answer.description}`);
+      setEditing(false);
+      onChanged();
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const cancel = async () => {
+    try {
+      await cancelReminder(reminder.id);
+      toast('Reminder cancelled.');
+      onChanged();
+    } catch (failure) {
+      toast(errorText(failure), 'error');
+    }
+  };
+
+  if (editing) {
+    const prefix = `reminder-${reminder.id}`;
+    return (
+      <li class="row editing">
+        <form class="row-form" onSubmit={save} aria-label={`Edit reminder ${reminder.text}`}>
+          <div class="field-row">
+            <div class="field grow">
+              <label for={`${prefix}-text`} class="field-label">
+                Reminder
+              </label>
+              <input
+                id={`${prefix}-text`}
+                value={text}
+                onInput={(event) => setText(event.currentTarget.value)}
+              />
+            </div>
+            <div class="field">
+              <label for={`${prefix}-when`} class="field-label">
+                New time
+              </label>
+              <input
+                id={`${prefix}-when`}
+                value={when}
+                placeholder="unchanged"
+                onInput={(event) => setWhen(event.currentTarget.value)}
+              />
+            </div>
+            <div class="field">
+              <label for={`${prefix}-mode`} class="field-label">
+                Mode
+              </label>
+              <ModeSelect id={`${prefix}-mode`} value={mode} onChange={setMode} />
+            </div>
+          </div>
+          {error ? (
+            <p class="field-error" role="alert">
+              {error}
+            </p>
+          ) : null}
+          <div class="form-actions">
+            <button type="button" class="btn ghost" onClick={() => setEditing(false)}>
+              Discard
+            </button>
+            <button type="submit" class="btn primary" disabled={busy}>
+              Save
+            </button>
+          </div>
+        </form>
+      </li>
+    );
+  }
+
+  return (
+    <li class={`row${reminder.status !== 'active' ? ' inactive' : ''}`}>
+      <div class="row-main">
+        <div class="row-title">{reminder.text}</div>
+        <div class="row-meta">
+          <Badge tone={reminder.mode === 'agent' ? 'info' : 'neutral'}>
+            {reminder.mode === 'agent' ? 'Wren acts' : 'notify'}
+          </Badge>
+          {schedule(reminder, now)}
+          {reminder.fired ? <span class="muted">ran {reminder.fired}×</span> : null}
+        </div>
+      </div>
+      {reminder.status === 'active' ? (
+        <div class="row-actions">
+          <button
+            type="button"
+            class="btn small"
+            aria-label={`Edit reminder ${reminder.text}`}
+            onClick={() => setEditing(true)}
+          >
+            Edit
+          </button>
+          <button
+            type="button"
+            class="btn small danger-outline"
+            aria-label={`Cancel reminder ${reminder.text}`}
+            onClick={cancel}
+          >
+            Cancel
+          </button>
+        </div>
+      ) : null}
+    </li>
+  );
+}
+
+export function RemindersPage() {
+  const [all, setAll] = useState(false);
+  const [reminders, setReminders] = useState<Reminder[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const now = useTicker(30_000);
+
+  const load = () =>
+    listReminders(all).then(
+      (list) => {
+        setReminders(list);
+        setError(null);
+      },
+      (failure) => setError(errorText(failure)),
+    );
+
+  // The scheduler's next-due changes after every tick (a reminder fired): re-read then, too.
+  useEffect(() => {
+    void load();
+  }, [all, liveEpoch.value, nextDue.value]);
+
+  const due = nextDue.value;
+  return (
+    <div class="page">
+      <PageHeader title="Reminders">
+        {due !== null ? (
+          <span class="muted">
+            Next run <Time at={due} /> ({relativeTime(due, now)})
+          </span>
+        ) : null}
+      </PageHeader>
+      <NewReminder onAdded={load} />
+      <section class="section" aria-labelledby="reminder-list-title">
+        <div class="section-head">
+          <h2 id="reminder-list-title">{all ? 'All reminders' : 'Upcoming'}</h2>
+          <label class="check">
+            <input type="checkbox" checked={all} onChange={(event) => setAll(event.currentTarget.checked)} />
+            Show history
+          </label>
+        </div>
+        <ErrorNote message={error} onRetry={load} />
+        {reminders === null && !error ? <Loading /> : null}
+        {reminders?.length === 0 ? (
+          <Empty title="No reminders yet">
+            Add one above, or just tell Wren in the chat: “remind me in an hour …”.
+          </Empty>
+        ) : null}
+        {reminders?.length ? (
+          <ul class="rows">
+            {reminders.map((reminder) => (
+              <ReminderRow
+                key={`${reminder.id}-${reminder.updatedAt}`}
+                reminder={reminder}
+                onChanged={load}
+                now={now}
+              />
+            ))}
+          </ul>
+        ) : null}
+      </section>
+    </div>
+  );
+}
