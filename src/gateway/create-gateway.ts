@@ -26,7 +26,8 @@ export { MAX_IMAGE_BASE64_CHARS, MAX_IMAGES, MAX_MESSAGE_CHARS } from './chat-ro
 export interface GatewayOptions {
   /** The API's channel (started here): every chat message and event stream goes through it. */
   channel: HttpChannel;
-  store: Pick<SqliteSessionStore, 'listSessions' | 'getSession' | 'recentMessages'>;
+  store: Pick<SqliteSessionStore, 'listSessions' | 'getSession' | 'recentMessages'> &
+    Partial<Pick<SqliteSessionStore, 'sessionTitles'>>;
   verifyToken: (token: string) => boolean;
   /** Facts for `GET /api/status` (models, turns in flight, usage). */
   status: () => Record<string, unknown>;
@@ -119,7 +120,16 @@ export function createGateway(options: GatewayOptions): GatewayApp {
 
   app.get('/api/status', (c) => c.json(options.status()));
 
-  app.get('/api/sessions', async (c) => c.json({ sessions: await options.store.listSessions(100) }));
+  app.get('/api/sessions', async (c) => {
+    const sessions = await options.store.listSessions(100);
+    const titles = options.store.sessionTitles?.(sessions.map((session) => session.id)) ?? new Map();
+    return c.json({
+      sessions: sessions.map((session) => {
+        const title = titles.get(session.id);
+        return title ? { ...session, title } : session;
+      }),
+    });
+  });
 
   app.get('/api/sessions/:id/messages', async (c) => {
     const id = c.req.param('id');

@@ -28,6 +28,37 @@ const text = (content: string, tokens: number): NewMessage => ({
 });
 
 describe('SqliteSessionStore', () => {
+  it('titles sessions by their first user message, on one line and cut to 80 characters', async () => {
+    const short = await store.activeSession('a', init);
+    await store.appendMessages(short.id, [
+      { message: { role: 'assistant', content: 'hello first' }, tokens: 1 },
+      text('  plan the\n\ntrip  ', 1),
+      text('second', 1),
+    ]);
+    const long = await store.activeSession('b', init);
+    await store.appendMessages(long.id, [text('x'.repeat(200), 1)]);
+    const pictured = await store.activeSession('c', init);
+    await store.appendMessages(pictured.id, [
+      {
+        message: {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this' },
+            { type: 'image', data: 'AAAA', mediaType: 'image/png' },
+          ],
+        },
+        tokens: 1,
+      },
+    ]);
+    const empty = await store.activeSession('d', init);
+    const titles = store.sessionTitles([short.id, long.id, pictured.id, empty.id, 'missing']);
+    expect(titles.get(short.id)).toBe('plan the trip');
+    expect(titles.get(long.id)).toBe(`${'x'.repeat(79)}…`);
+    expect(titles.get(pictured.id)).toBe('what is this');
+    expect(titles.has(empty.id)).toBe(false);
+    expect(titles.has('missing')).toBe(false);
+  });
+
   it('finds the right window in a session of 10,000 messages', async () => {
     const session = await store.activeSession('k', init);
     for (let turn = 0; turn < 100; turn++) {

@@ -192,6 +192,33 @@ export class SqliteSessionStore implements SessionStore {
     return row ? toRecord(row) : undefined;
   }
 
+  /**
+   * A title for each session that has one: its first user message's text, on one line, cut to 80 characters
+   * (what a sessions list shows). One indexed lookup per session.
+   */
+  sessionTitles(ids: readonly string[]): Map<string, string> {
+    const first = this.db.prepare<[string], { content: string }>(
+      "SELECT content FROM messages WHERE session_id = ? AND role = 'user' ORDER BY seq LIMIT 1",
+    );
+    const titles = new Map<string, string>();
+    for (const id of ids) {
+      const row = first.get(id);
+      if (!row) continue;
+      let text = '';
+      try {
+        const message = JSON.parse(row.content) as ChatMessage;
+        if (typeof message.content === 'string') text = message.content;
+        else if (Array.isArray(message.content))
+          text = message.content.map((part) => ('text' in part ? String(part.text) : '')).join(' ');
+      } catch {
+        continue;
+      }
+      const line = text.replace(/\s+/g, ' ').trim();
+      if (line) titles.set(id, line.length > 80 ? `${line.slice(0, 79)}…` : line);
+    }
+    return titles;
+  }
+
   /** Most recently active first. */
   async listSessions(limit: number): Promise<SessionRecord[]> {
     return (this.statements.listSessions.all(Math.max(0, Math.floor(limit))) as SessionRow[]).map(toRecord);

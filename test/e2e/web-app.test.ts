@@ -52,8 +52,10 @@ function answer(request: RecordedRequest) {
 
 function track(target: Page): void {
   target.on('console', (message) => {
-    // The browser logs every non-2xx fetch; the 401s of "not signed in yet" and of the wrong token are expected.
-    const expected = /Failed to load resource: the server responded with a status of 401/;
+    // The browser logs every failed fetch; expected here: the 401s of "not signed in yet" and of the wrong
+    // token, and the API calls of the offline test.
+    const expected =
+      /Failed to load resource: (the server responded with a status of 401|net::ERR_INTERNET_DISCONNECTED)/;
     if (message.type() === 'error' && !expected.test(message.text()))
       problems.push(`${target.url()}: ${message.text()}`);
   });
@@ -88,6 +90,7 @@ beforeAll(async () => {
       '    protocol: openai',
       `    base_url: ${llm.baseUrls.openai}`,
       '    model: fake-model',
+      '    vision: true',
       'tools:',
       '  exec: { sandbox: none }',
       '',
@@ -130,6 +133,8 @@ describe('the web app in Chromium', { timeout: 40_000 }, () => {
     await expect(page.locator('main strong', { hasText: 'Wren' }).count()).resolves.toBeGreaterThan(0);
     await expect(page.locator('main pre code', { hasText: 'const answer = 42;' }).count()).resolves.toBe(1);
     expect(llm.requests.at(-1)?.lastUserText).toContain('hello there');
+    // The conversation is listed under its first message.
+    await page.getByRole('navigation', { name: 'Conversations' }).getByText('hello there').waitFor();
     await screenshot(page, 'chat');
   });
 
@@ -140,6 +145,27 @@ describe('the web app in Chromium', { timeout: 40_000 }, () => {
     await call.waitFor();
     await call.click();
     await expect(page.locator('main').getByText('"path"').count()).resolves.toBeGreaterThan(0);
+  });
+
+  it('sends an attached picture to a vision model, and uploads any other file to the inbox', async () => {
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const files = page.locator('input[type=file]');
+    await files.setInputFiles([
+      { name: 'dot.png', mimeType: 'image/png', buffer: png },
+      { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('remember the milk\n') },
+    ]);
+    await page.getByRole('button', { name: 'Remove dot.png' }).waitFor();
+    await send('what is in the picture?');
+    await page.getByText('Streamed to the end.').nth(1).waitFor();
+    const sent = JSON.stringify(llm.requests.at(-1)?.body);
+    expect(sent).toContain(png.toString('base64'));
+    expect(sent).toContain('Attached: inbox/');
+    const saved = /Attached: (inbox\/[^\s"\\]+notes\.txt)/.exec(sent)?.[1];
+    expect(saved).toBeDefined();
+    expect(readFileSync(join(home, 'workspace', saved!), 'utf8')).toBe('remember the milk\n');
   });
 
   it('holds a command for approval, approved from the approvals page, and the turn finishes', async () => {
@@ -229,6 +255,31 @@ describe('the web app in Chromium', { timeout: 40_000 }, () => {
     expect(await width()).toBeLessThanOrEqual(390);
     await screenshot(small, 'phone-reminders');
     await phone.close();
+  });
+
+  it('is an installable app whose shell loads offline (manifest, service worker)', async () => {
+    const manifest = await page.evaluate<string | null>(
+      "document.querySelector('link[rel=manifest]')?.getAttribute('href') ?? null",
+    );
+    expect(manifest).toBe('/manifest.webmanifest');
+    const active = await page.evaluate<boolean>(
+      'navigator.serviceWorker.ready.then((registration) => registration.active !== null)',
+    );
+    expect(active).toBe(true);
+    await context.setOffline(true);
+    try {
+      await page.reload();
+      // The cached shell, saying what is wrong — not a sign-in form for a gateway it cannot reach.
+      await page.getByRole('heading', { name: 'Wren is out of reach' }).waitFor();
+      expect(await page.evaluate<boolean>("document.querySelector('img.signin-mark').naturalWidth > 0")).toBe(
+        true,
+      );
+      await screenshot(page, 'offline');
+    } finally {
+      await context.setOffline(false);
+    }
+    // Back online, it reconnects by itself.
+    await page.getByLabel('Message', { exact: true }).waitFor({ timeout: 15_000 });
   });
 
   it('logged no console errors or exceptions (CSP included)', () => {

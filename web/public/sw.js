@@ -86,7 +86,16 @@ self.addEventListener('fetch', (event) => {
   }
   if (request.mode === 'navigate') {
     event.respondWith(pageNetworkFirst(request));
+    return;
   }
+  // The rest of the shell (icon, manifest): the network, or what was cached at install when offline.
+  event.respondWith(
+    fetch(request).catch(async (error) => {
+      const cached = await caches.match(request);
+      if (cached) return cached;
+      throw error;
+    }),
+  );
 });
 
 self.addEventListener('push', (event) => {

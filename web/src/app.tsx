@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { checkSession, getOnboarding, signOut } from './api';
+import { ApiError, checkSession, getOnboarding, signOut } from './api';
 import { loadApprovals, pendingApprovals, pendingCount } from './approvals';
 import { loadSessions, openSession, resetChat } from './chat-store';
 import { Loading } from './components/common';
@@ -156,20 +156,56 @@ function Shell() {
   );
 }
 
+/** How often the app asks again while the gateway cannot be reached. */
+const RETRY_MS = 5000;
+
+function askSession(): void {
+  checkSession().then(
+    (signedIn) => {
+      auth.value = signedIn ? 'signed-in' : 'signed-out';
+    },
+    (error) => {
+      // Only an answer of the gateway says "signed out"; no answer at all is being offline.
+      if (error instanceof ApiError && error.status !== 0) {
+        toast(errorText(error), 'error');
+        auth.value = 'signed-out';
+      } else auth.value = 'unreachable';
+    },
+  );
+}
+
+/** Shown while the gateway does not answer (offline, or `wren start` stopped); retries on its own. */
+function Unreachable() {
+  useEffect(() => {
+    const timer = setInterval(askSession, RETRY_MS);
+    const online = () => askSession();
+    window.addEventListener('online', online);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener('online', online);
+    };
+  }, []);
+  return (
+    <main class="signin">
+      <div class="signin-card" role="status">
+        <img src="/icon.svg" alt="" width="56" height="56" class="signin-mark" />
+        <h1>Wren is out of reach</h1>
+        <p class="muted">
+          This device is offline, or <code>wren start</code> is not running. The app tries again every few
+          seconds.
+        </p>
+        <button type="button" class="btn primary block" onClick={askSession}>
+          Try now
+        </button>
+      </div>
+    </main>
+  );
+}
+
 export function App() {
   const state = auth.value;
 
-  useEffect(() => {
-    checkSession().then(
-      (signedIn) => {
-        auth.value = signedIn ? 'signed-in' : 'signed-out';
-      },
-      (error) => {
-        toast(errorText(error), 'error');
-        auth.value = 'signed-out';
-      },
-    );
-  }, []);
+  useEffect(askSession, []);
 
   // Whatever the last person saw must not survive a sign-out.
   useEffect(() => {
@@ -186,6 +222,7 @@ export function App() {
       </main>
     );
   }
+  if (state === 'unreachable') return <Unreachable />;
   if (state === 'signed-out') {
     return (
       <>

@@ -4,10 +4,11 @@ import { signal } from '@preact/signals';
  * App-wide state that is not tied to one page.
  *
  * `auth`: `unknown` until `GET /api/session` answered; any 401 from any call sets `signed-out`, which shows
- * the sign-in screen and closes the live connection. The gateway token itself never lives here (or in any
+ * the sign-in screen and closes the live connection; `unreachable` when the gateway did not answer at all
+ * (offline, or `wren start` stopped) — the app keeps trying instead of asking for a token. The gateway token itself never lives here (or in any
  * storage): the server keeps the session in an HttpOnly cookie.
  */
-export type AuthState = 'unknown' | 'signed-in' | 'signed-out';
+export type AuthState = 'unknown' | 'signed-in' | 'signed-out' | 'unreachable';
 export const auth = signal<AuthState>('unknown');
 
 export interface Toast {
