@@ -1,7 +1,5 @@
 import { hostname } from 'node:os';
 import type { WrenApp } from './app.js';
-import { registerOwnerDataRoutes } from './app-owner-routes.js';
-import { registerSettingsRoutes } from './app-settings-routes.js';
 import { HttpChannel } from './channels/http/http-channel.js';
 import { BrowserSessions } from './gateway/browser-sessions.js';
 import { createGateway } from './gateway/create-gateway.js';
@@ -16,6 +14,9 @@ import { allowedHostnames } from './gateway/request-guard.js';
 import { type RunningGateway, serveGateway } from './gateway/serve-gateway.js';
 import { ChannelRepository } from './store/channel-repository.js';
 import { ConfigError } from './util/config-error.js';
+
+/** The web app's data and settings routes (app-owner-routes, app-settings-routes): loaded on first use. */
+const LAZY_ROUTES = /^\/api\/(memory|tasks|memos|push|settings|models|mcp|onboarding)(\/|$)|^\/api\/files$/;
 
 /** Characters a bearer token may carry (RFC 6750 b64token); anything else could never authenticate. */
 const TOKEN_SHAPE = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -122,9 +123,19 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
     browserSessions,
     nextDue: () => app.nextDue() ?? null,
     redact: (text) => app.gate.redactor.text(text),
-    extraRoutes: (gateway) => {
-      registerOwnerDataRoutes(gateway, app);
-      registerSettingsRoutes(gateway, app);
+    lazyRoutes: {
+      matches: (path) => LAZY_ROUTES.test(path),
+      load: async () => {
+        const [{ Hono }, { registerOwnerDataRoutes }, { registerSettingsRoutes }] = await Promise.all([
+          import('hono'),
+          import('./app-owner-routes.js'),
+          import('./app-settings-routes.js'),
+        ]);
+        const routes = new Hono();
+        registerOwnerDataRoutes(routes, app);
+        registerSettingsRoutes(routes, app);
+        return routes;
+      },
     },
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
   });
@@ -143,6 +154,10 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
   record = newGatewayRecord(url, options.version);
   app.gate.redactor.add([record.localToken]);
   writeGatewayRecord(app.home, record);
+  // The web app's lazily loaded routes, a moment after start-up rather than during it.
+  setTimeout(() => {
+    gatewayApp.warmUp().catch((error: unknown) => app.logger.warn({ err: error }, 'gateway routes'));
+  }, 1000).unref();
   let closed: Promise<void> | undefined;
   return {
     url,

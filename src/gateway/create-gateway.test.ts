@@ -1,6 +1,7 @@
 import { linkSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gatedRuntime, recordingTool, until } from '../../test/support/gated-runtime.js';
 import { ScriptedModel } from '../../test/support/scripted-model.js';
@@ -16,7 +17,7 @@ import { settleGatewayToken } from './gateway-token.js';
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
-function setup() {
+function setup(extra: Partial<Parameters<typeof createGateway>[0]> = {}) {
   const workspace = mkdtempSync(join(tmpdir(), 'wren-gw-'));
   const bus = new MessageBus();
   const store = new MemorySessionStore();
@@ -49,6 +50,7 @@ function setup() {
     version: '9.9.9',
     startedAt: Date.now(),
     fileRoots: () => [workspace],
+    ...extra,
   });
   const post = (body: unknown, headers: Record<string, string> = {}) =>
     app.request('/api/chat', {
@@ -60,6 +62,38 @@ function setup() {
 }
 
 describe('createGateway', () => {
+  it('loads lazy routes once, on first use, behind the token; their 404 falls through, their errors stay generic', async () => {
+    let loads = 0;
+    const errors: Error[] = [];
+    const { app, token } = setup({
+      onError: (error) => errors.push(error),
+      lazyRoutes: {
+        matches: (path) => path.startsWith('/api/memory') || path === '/api/status',
+        load: async () => {
+          loads++;
+          const routes = new Hono();
+          routes.get('/api/memory', (c) => c.json({ lazy: true }));
+          routes.get('/api/memory/boom', () => {
+            throw new Error('secret detail');
+          });
+          return routes;
+        },
+      },
+    });
+    const auth = { authorization: `Bearer ${token.generated}` };
+    expect((await app.request('/api/memory')).status).toBe(401);
+    expect(loads).toBe(0);
+    expect(await (await app.request('/api/memory', { headers: auth })).json()).toEqual({ lazy: true });
+    // Not one of its routes: the gateway's own answers.
+    expect(await (await app.request('/api/status', { headers: auth })).json()).toEqual({ up: true });
+    expect((await app.request('/api/memory/nothing', { headers: auth })).status).toBe(404);
+    const boom = await app.request('/api/memory/boom', { headers: auth });
+    expect(boom.status).toBe(500);
+    expect(await boom.text()).not.toContain('secret detail');
+    expect(errors.map((error) => error.message)).toEqual(['secret detail']);
+    expect(loads).toBe(1);
+  });
+
   it('stores only the hash of a generated token and checks it in constant time', async () => {
     const { app, token, settings } = setup();
     expect(token.generated).toMatch(/^wren_[A-Za-z0-9_-]{32}$/);

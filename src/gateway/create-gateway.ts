@@ -67,14 +67,25 @@ export interface GatewayOptions {
   nextDue?: () => number | null;
   /** Masks secrets in what the live views show of tool calls (the gate's redactor). */
   redact?: (text: string) => string;
-  /** Routes the app adds behind the auth check (memory, settings…), registered before the web app's. */
-  extraRoutes?: (app: Hono) => void;
+  /**
+   * Routes behind the auth check that are loaded on first use (memory, settings … — the web app's pages), so
+   * their modules cost the gateway's start nothing: requests whose path `matches` go to the app `load`
+   * resolves with (once); its 404 falls through to the routes here.
+   */
+  lazyRoutes?: { matches: (path: string) => boolean; load: () => Promise<Hono> };
 }
 
 /** The gateway app; `injectWebSocket(server)` attaches `/ws` once a Node server listens. */
-export type GatewayApp = Hono & { injectWebSocket(server: Server): void; closeSockets(): void };
+export type GatewayApp = Hono & {
+  injectWebSocket(server: Server): void;
+  closeSockets(): void;
+  /** Loads the lazy routes now (after start-up, so the first page that needs them does not wait). */
+  warmUp(): Promise<void>;
+};
 
 const LOOPBACK = allowedHostnames('127.0.0.1', []);
+/** Marks a lazily loaded app's 404: the request continues to the gateway's own routes. */
+const FALL_THROUGH = 'x-wren-fall-through';
 
 /** Builds the HTTP API as a Hono app (served by `serveGateway`, tested with `app.request`). */
 export function createGateway(options: GatewayOptions): GatewayApp {
@@ -157,7 +168,27 @@ export function createGateway(options: GatewayOptions): GatewayApp {
   }
 
   if (options.pairings) registerPairingRoutes(app, options.pairings);
-  options.extraRoutes?.(app);
+  const lazy = options.lazyRoutes;
+  let loaded: Promise<Hono> | undefined;
+  const loadLazy = () => {
+    loaded ??= lazy!.load().then((routes) => {
+      routes.notFound(() => new Response(null, { status: 404, headers: { [FALL_THROUGH]: '1' } }));
+      // The gateway's own error handler answers (and logs) what these routes throw.
+      routes.onError((error) => {
+        throw error;
+      });
+      return routes;
+    });
+    return loaded;
+  };
+  if (lazy) {
+    app.use('/api/*', async (c, next) => {
+      if (!lazy.matches(c.req.path)) return next();
+      const response = await (await loadLazy()).fetch(c.req.raw, c.env);
+      if (response.headers.get(FALL_THROUGH)) return next();
+      return response;
+    });
+  }
 
   const live = registerLiveSocket(app, auth, {
     channel: options.channel,
@@ -179,5 +210,8 @@ export function createGateway(options: GatewayOptions): GatewayApp {
   return Object.assign(app, {
     injectWebSocket: (server: Server) => live.inject(server),
     closeSockets: () => live.closeAll(),
+    warmUp: async () => {
+      if (lazy) await loadLazy();
+    },
   });
 }
