@@ -1,6 +1,8 @@
-import { createNodeWebSocket } from '@hono/node-ws';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { NodeWebSocket } from '@hono/node-ws';
 import type { Hono, MiddlewareHandler } from 'hono';
-import type { WSContext } from 'hono/ws';
+import type { WSContext, WSEvents } from 'hono/ws';
 import type { HttpChannel } from '../channels/http/http-channel.js';
 import { approvalSse, messageEvent } from './gate-routes.js';
 
@@ -20,72 +22,98 @@ const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
  * session cookie) as the API before it is upgraded; a refused upgrade is answered with the refusal's status.
  * Frames are JSON `{type, data}` with the /api/events names: `ready` {nextDue}, `approval`,
  * `approval-resolved`, `next-due`, `feed`, `message`, `activity`. The socket only listens: what a client sends
- * is ignored.
- * @returns `inject(server)`, to be called with the Node server once it listens, and `closeSession(id)`.
+ * is ignored. The WebSocket library is loaded at the first upgrade, so a gateway nobody opens in a browser
+ * never pays for it.
+ * @returns `inject(server)`, to be called with the Node server once it listens, `closeSession(id)` and
+ * `closeAll()`.
  */
 export function registerLiveSocket(
   app: Hono,
   auth: MiddlewareHandler,
   options: LiveSocketOptions,
-): {
-  inject: ReturnType<typeof createNodeWebSocket>['injectWebSocket'];
-  closeSession(id: string): void;
-  closeAll(): void;
-} {
-  const { injectWebSocket, upgradeWebSocket, wss } = createNodeWebSocket({ app });
+): { inject(server: Server): void; closeSession(id: string): void; closeAll(): void } {
   const bySession = new Map<string, Set<WSContext>>();
+  let library: Promise<NodeWebSocket> | undefined;
+  let loaded: NodeWebSocket | undefined;
+  const load = () => {
+    library ??= import('@hono/node-ws').then((module) => {
+      loaded = module.createNodeWebSocket({ app });
+      return loaded;
+    });
+    return library;
+  };
 
-  app.get(
-    '/ws',
-    auth,
-    upgradeWebSocket((c) => {
-      const session = options.sessionOf?.(c.req.raw);
-      let stop = () => {};
-      return {
-        onOpen(_event, socket) {
-          if (session) {
-            const set = bySession.get(session) ?? new Set();
-            set.add(socket);
-            bySession.set(session, set);
+  const events = (c: { req: { raw: Request } }): WSEvents => {
+    const session = options.sessionOf?.(c.req.raw);
+    let stop = () => {};
+    return {
+      onOpen(_event, socket) {
+        if (session) {
+          const set = bySession.get(session) ?? new Set();
+          set.add(socket);
+          bySession.set(session, set);
+        }
+        const send = (type: string, data: unknown) => {
+          const raw = socket.raw as { bufferedAmount?: number } | undefined;
+          if ((raw?.bufferedAmount ?? 0) > MAX_BUFFERED_BYTES) {
+            socket.close(1013, 'too slow');
+            return;
           }
-          const send = (type: string, data: unknown) => {
-            const raw = socket.raw as { bufferedAmount?: number } | undefined;
-            if ((raw?.bufferedAmount ?? 0) > MAX_BUFFERED_BYTES) {
-              socket.close(1013, 'too slow');
-              return;
-            }
-            socket.send(JSON.stringify({ type, data }));
-          };
-          send('ready', { nextDue: options.nextDue?.() ?? null });
-          stop = options.channel.watch('api', {
-            approval: (event) => {
-              const frame = approvalSse(event);
-              send(frame.event, JSON.parse(frame.data));
-            },
-            schedule: (event) => send(event.type, event),
-            message: (outbound) => send('message', messageEvent(outbound)),
-            activity: (event) => send('activity', event),
-          });
-        },
-        onClose(_event, socket) {
-          stop();
-          if (session) bySession.get(session)?.delete(socket);
-        },
-        onError() {
-          stop();
-        },
-      };
-    }),
-  );
+          socket.send(JSON.stringify({ type, data }));
+        };
+        send('ready', { nextDue: options.nextDue?.() ?? null });
+        stop = options.channel.watch('api', {
+          approval: (event) => {
+            const frame = approvalSse(event);
+            send(frame.event, JSON.parse(frame.data));
+          },
+          schedule: (event) => send(event.type, event),
+          message: (outbound) => send('message', messageEvent(outbound)),
+          activity: (event) => send('activity', event),
+        });
+      },
+      onClose(_event, socket) {
+        stop();
+        if (session) bySession.get(session)?.delete(socket);
+      },
+      onError() {
+        stop();
+      },
+    };
+  };
+
+  app.get('/ws', auth, async (c, next) => {
+    const socket = await load();
+    return socket.upgradeWebSocket(events)(c, next);
+  });
 
   return {
-    inject: injectWebSocket,
+    inject(server) {
+      // The first upgrade loads the library and hands the server to it; the upgrades that arrived meanwhile
+      // are then replayed to its handler, in order.
+      const waiting: Array<[IncomingMessage, Duplex, Buffer]> = [];
+      const first = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+        waiting.push([request, socket, head]);
+        if (waiting.length > 1) return;
+        load().then(
+          (ws) => {
+            server.off('upgrade', first);
+            ws.injectWebSocket(server);
+            for (const args of waiting.splice(0)) server.emit('upgrade', ...args);
+          },
+          () => {
+            for (const [, socket] of waiting.splice(0)) socket.destroy();
+          },
+        );
+      };
+      server.on('upgrade', first);
+    },
     closeSession(id) {
       for (const socket of bySession.get(id) ?? []) socket.close(4001, 'signed out');
       bySession.delete(id);
     },
     closeAll() {
-      for (const socket of wss.clients) socket.terminate();
+      for (const socket of loaded?.wss.clients ?? []) socket.terminate();
     },
   };
 }

@@ -4,7 +4,6 @@ import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Context, Hono } from 'hono';
-import { getMimeType } from 'hono/utils/mime';
 
 /** One file of the built app, held in memory with its gzip form. */
 interface WebFile {
@@ -47,7 +46,8 @@ export function defaultWebRoot(): string | undefined {
   return undefined;
 }
 
-function loadFiles(root: string): Map<string, WebFile> {
+async function loadFiles(root: string): Promise<Map<string, WebFile>> {
+  const { getMimeType } = await import('hono/utils/mime');
   const files = new Map<string, WebFile>();
   const walk = (folder: string) => {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
@@ -101,15 +101,20 @@ function respond(c: Context, file: WebFile, isPage: boolean): Response {
  * is not a file and not under /api (a client-side route) gets index.html.
  */
 export function registerWebAppRoutes(app: Hono, root: string | undefined = defaultWebRoot()): void {
-  let files: Map<string, WebFile> | undefined;
+  let files: Promise<Map<string, WebFile>> | undefined;
   const load = () => {
-    files ??= root ? loadFiles(root) : new Map();
+    files ??= (root ? loadFiles(root) : Promise.resolve(new Map<string, WebFile>())).catch(
+      (error: unknown) => {
+        files = undefined; // a build being rewritten: the next request reads it again
+        throw error;
+      },
+    );
     return files;
   };
   app.on(['GET', 'HEAD'], '*', async (c, next) => {
     const path = c.req.path;
     if (path.startsWith('/api/') || path === '/api' || path === '/ws') return next();
-    const all = load();
+    const all = await load();
     const file = all.get(path);
     if (file) return respond(c, file, path.endsWith('.html'));
     const index = all.get('/index.html');
