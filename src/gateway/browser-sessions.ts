@@ -1,10 +1,16 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { TokenStore } from './gateway-token.js';
 
 /** The session cookie's name. HttpOnly and SameSite=Strict: page scripts never see it, other sites never send it. */
 export const SESSION_COOKIE = 'wren_session';
 
 const STORE_KEY = 'gateway.browser_sessions';
+const SECRET_KEY = 'gateway.browser_secret';
+const TOKEN_KEY = 'gateway.browser_token';
+/** The header that carries a session's key on API calls (the WebSocket sends it as a subprotocol). */
+export const SESSION_KEY_HEADER = 'x-wren-key';
+/** The WebSocket subprotocol prefix that carries the key: browsers cannot set headers on an upgrade. */
+export const SESSION_KEY_PROTOCOL = 'wren-key.';
 /** Signed-in browsers kept at once; signing in one more forgets the oldest. */
 export const MAX_BROWSER_SESSIONS = 20;
 /** How long a browser stays signed in without coming back (each visit renews it). */
@@ -31,9 +37,13 @@ function sameHash(a: string, b: string): boolean {
 
 /**
  * The browsers signed in to this gateway. A browser proves the gateway token once (or opens a one-time link a
- * local command made) and gets a random 256-bit session id as a cookie; only the id's hash is stored (in the
- * settings table, so a restart keeps browsers signed in). Rotating the gateway token signs every browser out.
- * One-time links live only in this process's memory: they are for the person at this machine, right now.
+ * local command made) and gets two things: a random 256-bit session id as an HttpOnly cookie, and the session's
+ * key (an HMAC of the id under a secret only the gateway knows) that the app keeps in its origin's storage and
+ * sends as `X-Wren-Key`. Both are required. Cookies are not scoped by port, so any other server on this host
+ * the browser visits receives the cookie — but not the key, which only this origin's pages can read.
+ * Only the id's hash is stored (in the settings table, so a restart keeps browsers signed in). Rotating or
+ * changing the gateway token signs every browser out. One-time links live only in this process's memory:
+ * they are for the person at this machine, right now.
  */
 export class BrowserSessions {
   private readonly links = new Map<string, number>();
@@ -46,18 +56,34 @@ export class BrowserSessions {
     this.now = options.now ?? Date.now;
   }
 
-  /** A new session: the cookie value to hand the browser (shown nowhere else). */
-  create(): string {
+  /** A new session: the cookie value and the key to hand the browser (shown nowhere else). */
+  create(): { id: string; key: string } {
     const id = randomBytes(32).toString('base64url');
     const kept = this.live().slice(-(MAX_BROWSER_SESSIONS - 1));
     kept.push({ hash: sha256(id), expiresAt: this.now() + SESSION_TTL_MS });
     this.save(kept);
-    return id;
+    return { id, key: this.keyOf(id) };
   }
 
-  /** Whether `id` is a live session; a valid one is renewed (sliding expiry, written at most hourly). */
-  verify(id: string | undefined): boolean {
-    if (!id || id.length > 128) return false;
+  /** The key that goes with session `id`. */
+  keyOf(id: string): string {
+    let secret = this.store.get(SECRET_KEY);
+    if (!secret) {
+      secret = randomBytes(32).toString('hex');
+      this.store.set(SECRET_KEY, secret);
+    }
+    return createHmac('sha256', Buffer.from(secret, 'hex')).update(id).digest('base64url');
+  }
+
+  /**
+   * Whether `id` is a live session and `key` its key; a valid one is renewed (sliding expiry, written at
+   * most hourly).
+   */
+  verify(id: string | undefined, key: string | undefined): boolean {
+    if (!id || id.length > 128 || !key || key.length > 128) return false;
+    const expected = Buffer.from(this.keyOf(id));
+    const given = Buffer.from(key);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return false;
     const hash = sha256(id);
     const sessions = this.live();
     const found = sessions.find((session) => sameHash(session.hash, hash));
@@ -79,7 +105,19 @@ export class BrowserSessions {
 
   /** Signs every browser out (the gateway token was rotated). */
   endAll(): void {
-    this.save([]);
+    endBrowserSessions(this.store);
+  }
+
+  /**
+   * Signs every browser out when the gateway's token is not the one they signed in with (a new
+   * `gateway.token` or WREN_GATEWAY_TOKEN between runs). Only a salted hash of the token is kept.
+   */
+  bindToken(token: string): void {
+    const print = sha256(`wren-browser-token:${token}`);
+    const bound = this.store.get(TOKEN_KEY);
+    if (bound === print) return;
+    if (bound !== undefined) this.endAll();
+    this.store.set(TOKEN_KEY, print);
   }
 
   /** A one-time sign-in code, valid for LINK_TTL_MS. */
@@ -126,4 +164,17 @@ export class BrowserSessions {
 /** Signs every browser out: called with the token's rotation, so an old token's sessions die with it. */
 export function endBrowserSessions(store: TokenStore): void {
   store.set(STORE_KEY, '[]');
+  // A new secret: keys handed out before are worthless even for a session id that somehow survived.
+  store.set(SECRET_KEY, randomBytes(32).toString('hex'));
+}
+
+/** The session key a request presents: the `X-Wren-Key` header, or the WebSocket subprotocol `wren-key.<key>`. */
+export function presentedKey(headers: { get(name: string): string | null | undefined }): string | undefined {
+  const header = headers.get(SESSION_KEY_HEADER);
+  if (header) return header;
+  for (const protocol of (headers.get('sec-websocket-protocol') ?? '').split(',')) {
+    const value = protocol.trim();
+    if (value.startsWith(SESSION_KEY_PROTOCOL)) return value.slice(SESSION_KEY_PROTOCOL.length);
+  }
+  return undefined;
 }

@@ -392,3 +392,77 @@ describe('messages Wren sends on its own', () => {
     expect(await linked.text()).not.toContain('outside secret');
   });
 });
+
+describe('headers of every /api answer', () => {
+  it('sends nosniff and same-origin resource policy on JSON, errors, lazy routes and file downloads', async () => {
+    const { app, token, workspace } = setup({
+      lazyRoutes: {
+        matches: (path) => path.startsWith('/api/memory'),
+        load: async () => {
+          const routes = new Hono();
+          routes.get('/api/memory', (c) => c.json({ lazy: true }));
+          routes.get('/api/memory/boom', () => {
+            throw new Error('boom');
+          });
+          return routes;
+        },
+      },
+      onError: () => {},
+    });
+    writeFileSync(join(workspace, 'photo.png'), Buffer.from(PNG, 'base64'));
+    const auth = { authorization: `Bearer ${token.generated}` };
+    const answers: Array<[string, Response, number]> = [
+      ['health', await app.request('/api/health'), 200],
+      ['JSON', await app.request('/api/status', { headers: auth }), 200],
+      ['lazy JSON', await app.request('/api/memory', { headers: auth }), 200],
+      ['no token', await app.request('/api/status'), 401],
+      ['unknown route', await app.request('/api/nothing', { headers: auth }), 404],
+      ['a failure inside', await app.request('/api/memory/boom', { headers: auth }), 500],
+      ['bad body', await app.request('/api/chat', { method: 'POST', headers: auth, body: '{' }), 400],
+      ['missing file', await app.request('/api/files/none.png', { headers: auth }), 404],
+      ['download', await app.request('/api/files/photo.png', { headers: auth }), 200],
+    ];
+    for (const [what, response, status] of answers) {
+      expect(response.status, what).toBe(status);
+      expect(response.headers.get('x-content-type-options'), what).toBe('nosniff');
+      expect(response.headers.get('cross-origin-resource-policy'), what).toBe('same-origin');
+    }
+    const download = answers.at(-1)![1];
+    expect(download.headers.get('content-type')).toBe('application/octet-stream');
+    expect(Buffer.from(await download.arrayBuffer()).equals(Buffer.from(PNG, 'base64'))).toBe(true);
+  });
+});
+
+describe('GET /api/files/<path>', () => {
+  it('answers 400 for a path that is not valid percent-encoding, and still serves encoded names', async () => {
+    const errors: Error[] = [];
+    const { app, token, workspace } = setup({ onError: (error) => errors.push(error) });
+    writeFileSync(join(workspace, 'नमस्ते 100%.txt'), 'hello');
+    const auth = { authorization: `Bearer ${token.generated}` };
+    for (const path of [
+      '/api/files/%E0%A4%A',
+      '/api/files/%E0%A4',
+      '/api/files/a%ZZ.txt',
+      '/api/files/%FF.txt',
+    ]) {
+      const response = await app.request(path, { headers: auth });
+      expect(response.status, path).toBe(400);
+      expect(await response.json(), path).toEqual({
+        error: {
+          code: 'bad_request',
+          message: expect.stringMatching(/^The path is not valid percent-encoding/),
+        },
+      });
+    }
+    expect(errors).toEqual([]);
+    const encoded = `/api/files/${encodeURIComponent('नमस्ते 100%.txt')}`;
+    const file = await app.request(encoded, { headers: auth });
+    expect(file.status).toBe(200);
+    expect(await file.text()).toBe('hello');
+    // A name beyond Latin-1 cannot be a header byte string: it goes as UTF-8 in filename*, ASCII in filename.
+    expect(file.headers.get('content-disposition')).toBe(
+      `attachment; filename="______ 100%.txt"; filename*=UTF-8''${encodeURIComponent('नमस्ते 100%.txt')}`,
+    );
+    expect(errors).toEqual([]);
+  });
+});

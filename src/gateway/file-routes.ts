@@ -6,15 +6,42 @@ import { PathError } from '../tools/path-error.js';
 import { resolveInRoots } from '../tools/workspace-path.js';
 import { problem } from './problem.js';
 
+/** `text` percent-decoded, or undefined when it is no valid percent-encoding of UTF-8 (`%E0%A4%A`, `%ZZ`). */
+function decodedPath(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A `content-disposition` for downloading as `name` (RFC 6266): an ASCII `filename` for old clients and the
+ * exact name as UTF-8 in `filename*` (header values are bytes: a non-Latin-1 name cannot go in as it is).
+ */
+function attachment(name: string): string {
+  const fallback = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const exact = encodeURIComponent(name).replace(
+    /['()*]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${exact}`;
+}
+
 /**
  * `GET /api/files/<path>`: downloads a file inside the roots (the workspace first), resolved and opened the
  * way the file tools read (no symlink followed after the check, no file with several hard links); anything
- * outside is 403, a missing file 404.
+ * outside is 403, a missing file 404, a path that is not valid percent-encoding 400.
  */
 export function registerFileRoutes(app: Hono, fileRoots?: () => string[]): void {
   app.get('/api/files/*', async (c) => {
     const roots = fileRoots?.();
-    const relative = decodeURIComponent(c.req.path.slice('/api/files/'.length));
+    const relative = decodedPath(c.req.path.slice('/api/files/'.length));
+    if (relative === undefined) {
+      const message =
+        'The path is not valid percent-encoding; encode each segment as UTF-8 (encodeURIComponent).';
+      return c.json(problem('bad_request', message), 400);
+    }
     if (!roots || !relative) return c.json(problem('not_found', 'No such file.'), 404);
     let opened: Awaited<ReturnType<typeof openFileForRead>>;
     try {
@@ -32,7 +59,7 @@ export function registerFileRoutes(app: Hono, fileRoots?: () => string[]): void 
       headers: {
         'content-type': 'application/octet-stream',
         'content-length': String(opened.info.size),
-        'content-disposition': `attachment; filename="${basename(relative).replace(/["\\\r\n]/g, '_')}"`,
+        'content-disposition': attachment(basename(relative)),
       },
     });
   });

@@ -5,6 +5,7 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import type { WSContext, WSEvents } from 'hono/ws';
 import type { HttpChannel } from '../channels/http/http-channel.js';
 import { approvalSse, messageEvent } from './gate-routes.js';
+import { sameOrigin } from './request-guard.js';
 
 export interface LiveSocketOptions {
   channel: HttpChannel;
@@ -18,8 +19,9 @@ export interface LiveSocketOptions {
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 /**
- * `GET /ws`: the web app's live feed. The request passes the same Host/Origin guard and the same auth (token or
- * session cookie) as the API before it is upgraded; a refused upgrade is answered with the refusal's status.
+ * `GET /ws`: the web app's live feed. The request passes the same Host/Origin guard and the same auth (token, or
+ * session cookie plus its key as the subprotocol `wren-key.<key>`) as the API, and its Origin must be this
+ * very origin (port included), before it is upgraded; a refused upgrade is answered with the refusal's status.
  * Frames are JSON `{type, data}` with the /api/events names: `ready` {nextDue}, `approval`,
  * `approval-resolved`, `next-due`, `feed`, `message`, `activity`. The socket only listens: what a client sends
  * is ignored. The WebSocket library is loaded at the first upgrade, so a gateway nobody opens in a browser
@@ -82,10 +84,21 @@ export function registerLiveSocket(
     };
   };
 
-  app.get('/ws', auth, async (c, next) => {
-    const socket = await load();
-    return socket.upgradeWebSocket(events)(c, next);
-  });
+  app.get(
+    '/ws',
+    // Ports count: a page of another program on this host must not open the owner's live feed.
+    (c, next) =>
+      sameOrigin(c)
+        ? next()
+        : Promise.resolve(
+            c.json({ error: { code: 'forbidden_origin', message: 'Cross-origin WebSocket refused.' } }, 403),
+          ),
+    auth,
+    async (c, next) => {
+      const socket = await load();
+      return socket.upgradeWebSocket(events)(c, next);
+    },
+  );
 
   return {
     inject(server) {

@@ -18,6 +18,9 @@ type Body = Record<string, unknown> & { error?: { code: string; message: string 
 const P256DH = Buffer.alloc(65, 4).toString('base64url');
 const AUTH = Buffer.alloc(16, 7).toString('base64url');
 const ENDPOINT = 'https://fcm.googleapis.com/fcm/send/abc123';
+/** The refusal of an endpoint that is no browser push service: it names the services allowed. */
+const NOT_A_SERVICE =
+  /^invalid push subscription: endpoint must be a browser push service's URL: https on the default port at fcm\.googleapis\.com, updates\.push\.services\.mozilla\.com, \*\.push\.apple\.com or \*\.notify\.windows\.com$/;
 const browserJson = (endpoint = ENDPOINT) => ({
   endpoint,
   expirationTime: null,
@@ -103,15 +106,33 @@ describe('push routes', () => {
     ['malformed JSON', '{"endpoint":', /JSON object/],
     ['an http endpoint', browserJson('http://fcm.googleapis.com/x'), /endpoint must be an https URL/],
     ['no URL at all', browserJson('https://'), /endpoint/],
-    ['an IP address', browserJson('https://127.0.0.1/push'), /not an IP address/],
-    ['an IPv6 address', browserJson('https://[::1]:8443/push'), /not an IP address/],
-    ['localhost', browserJson('https://localhost/push'), /local name/],
-    ['a single-label host', browserJson('https://router/push'), /local name/],
+    ['an IP address', browserJson('https://127.0.0.1/push'), NOT_A_SERVICE],
+    ['an IPv6 address', browserJson('https://[::1]:8443/push'), NOT_A_SERVICE],
+    ['localhost', browserJson('https://localhost/push'), NOT_A_SERVICE],
+    ['a single-label host', browserJson('https://router/push'), NOT_A_SERVICE],
+    ['a public name for 127.0.0.1', browserJson('https://127.0.0.1.nip.io:8443/x'), NOT_A_SERVICE],
+    [
+      'a metadata service',
+      browserJson('https://metadata.google.internal/computeMetadata/v1/'),
+      NOT_A_SERVICE,
+    ],
+    [
+      'a push service on another port',
+      browserJson('https://fcm.googleapis.com:8443/fcm/send/a'),
+      NOT_A_SERVICE,
+    ],
+    ['an IP with a push path', browserJson('https://169.254.169.254:443/fcm/send/a'), NOT_A_SERVICE],
+    ['a look-alike host', browserJson('https://fcm.googleapis.com.evil.example/x'), NOT_A_SERVICE],
+    ['a suffix without a dot', browserJson('https://evilpush.apple.com/x'), NOT_A_SERVICE],
+    ['the bare wildcard domain', browserJson('https://notify.windows.com/w/'), NOT_A_SERVICE],
+    ['a trailing dot', browserJson('https://fcm.googleapis.com./fcm/send/a'), NOT_A_SERVICE],
+    ['user info', browserJson('https://user:pw@fcm.googleapis.com/fcm/send/a'), NOT_A_SERVICE],
+    ['a backslash trick', browserJson('https://127.0.0.1\\@fcm.googleapis.com/x'), NOT_A_SERVICE],
     ['no keys', { endpoint: ENDPOINT }, /keys/],
     ['a short auth', { endpoint: ENDPOINT, keys: { p256dh: P256DH, auth: 'abc' } }, /keys\.auth/],
     ['a p256dh that is no base64url', { endpoint: ENDPOINT, keys: { p256dh: '!!', auth: AUTH } }, /p256dh/],
     ['keys of the wrong type', { endpoint: ENDPOINT, keys: 'x' }, /keys/],
-    ['a huge endpoint', browserJson(`https://push.example.com/${'a'.repeat(3000)}`), /endpoint/],
+    ['a huge endpoint', browserJson(`https://fcm.googleapis.com/${'a'.repeat(3000)}`), /endpoint/],
   ])('refuses to subscribe %s with 400', async (_name, body, message) => {
     const { send, subscriptions } = setup();
     const answer = await send('POST', '/api/push/subscriptions', body);
@@ -119,6 +140,19 @@ describe('push routes', () => {
     expect(answer.body.error?.code).toBe('bad_request');
     expect(answer.body.error?.message).toMatch(message);
     expect(subscriptions.list()).toEqual([]);
+  });
+
+  it.each([
+    'https://fcm.googleapis.com/fcm/send/cXyZ:APA91bH-abc',
+    'https://fcm.googleapis.com:443/fcm/send/explicit-default-port',
+    'https://updates.push.services.mozilla.com/wpush/v2/gAAAAABk',
+    'https://web.push.apple.com/QGuQyavXutnMHTDZ-abc',
+    'https://wns2-par02p.notify.windows.com/w/?token=BQYAAAB%3d',
+  ])('accepts a subscription at a browser push service: %s', async (endpoint) => {
+    const { send, subscriptions } = setup();
+    const answer = await send('POST', '/api/push/subscriptions', browserJson(endpoint));
+    expect(answer.status).toBe(201);
+    expect(subscriptions.list().map((subscription) => subscription.endpoint)).toEqual([endpoint]);
   });
 
   it('refuses bad unsubscribe bodies and oversize ones', async () => {

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { PushSubscriptionRepository } from '../store/push-subscription-repository.js';
@@ -22,26 +21,15 @@ export interface PushRouteOptions {
 const unsubscribe = z.object({ endpoint: z.string().min(1).max(2048) }).strict();
 
 /**
- * Why Wren would not send to `endpoint`, beyond what `parsePushSubscription` checks (https, the keys):
- * browsers' push services are public host names, so an IP literal, `localhost` or a single-label name is
- * no subscription but a way to make Wren POST into the local network.
- */
-function privateEndpoint(endpoint: string): string | undefined {
-  const host = new URL(endpoint).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (isIP(host) !== 0) return 'endpoint must name a push service by host name, not an IP address';
-  if (!host.includes('.') || host === 'localhost' || host.endsWith('.localhost'))
-    return 'endpoint must be a public push service, not a local name';
-  return undefined;
-}
-
-/**
  * Web push for the web app:
  *
  * - `GET /api/push/key` → `{publicKey, enabled}`: the VAPID public key to subscribe with
  *   (`applicationServerKey`), and whether `proactive.push` sends to subscribed browsers now;
- * - `POST /api/push/subscriptions` `PushSubscription.toJSON()` (`{endpoint, keys: {p256dh, auth}}`, an
- *   https endpoint; `expirationTime` and other fields are ignored) → `201 {subscription: {id, endpoint,
- *   createdAt}}` (the keys are not echoed); subscribing again refreshes the same one;
+ * - `POST /api/push/subscriptions` `PushSubscription.toJSON()` (`{endpoint, keys: {p256dh, auth}}`;
+ *   `expirationTime` and other fields are ignored) → `201 {subscription: {id, endpoint, createdAt}}` (the keys
+ *   are not echoed); subscribing again refreshes the same one. The endpoint must be https at one of the
+ *   browsers' push services (`PUSH_SERVICES` in proactive/web-push.ts): Wren POSTs to it later, so any other
+ *   URL (an IP address, a name that resolves to this machine, a metadata service) is refused with 400;
  * - `DELETE /api/push/subscriptions` `{endpoint}` → `{removed}`.
  */
 export function registerPushRoutes(app: Hono, options: PushRouteOptions): void {
@@ -72,8 +60,6 @@ export function registerPushRoutes(app: Hono, options: PushRouteOptions): void {
     } catch (error) {
       return c.json(problem('bad_request', (error as Error).message), 400);
     }
-    const local = privateEndpoint(parsed.endpoint);
-    if (local) return c.json(problem('bad_request', `invalid push subscription: ${local}`), 400);
     const stored = options.subscriptions.add(parsed);
     return c.json(
       { subscription: { id: stored.id, endpoint: stored.endpoint, createdAt: stored.createdAt } },

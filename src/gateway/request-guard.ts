@@ -145,7 +145,7 @@ export function tokenAuth(
    * commands out.
    */
   exempt: (token: string) => boolean = () => false,
-  /** Whether the request carries a signed-in browser's session cookie (see BrowserSessions). */
+  /** Whether the request carries a signed-in browser's session cookie and its key (see BrowserSessions). */
   browserSession: (c: Context) => boolean = () => false,
 ): MiddlewareHandler {
   return async (c, next) => {
@@ -156,6 +156,7 @@ export function tokenAuth(
       return;
     }
     if (c.req.header('authorization') === undefined && browserSession(c)) {
+      // The session's key proves the page is this origin's; the origin check below is for changes.
       const refused = refuseCrossSite(c);
       if (refused) return refused;
       await next();
@@ -203,34 +204,39 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 function refuseCrossSite(c: Context): Response | undefined {
   if (SAFE_METHODS.has(c.req.method)) return undefined;
   const site = c.req.header('sec-fetch-site');
-  if (site !== undefined && site !== 'same-origin') {
-    return c.json(
-      problem('forbidden_origin', `Cross-site requests are refused (Sec-Fetch-Site: ${site}).`),
-      403,
-    );
-  }
-  const origin = c.req.header('origin');
-  if (origin === undefined) {
-    if (site === 'same-origin') return undefined;
+  if (c.req.header('origin') === undefined && site !== 'same-origin') {
     return c.json(
       problem('forbidden_origin', 'A browser request that changes something must carry its Origin.'),
       403,
     );
   }
-  // Ports count here (hostGuard compares host names only): a page served by another program on this
-  // machine is same-site but not this app.
-  const host = (c.req.header('host') ?? new URL(c.req.url).host).toLowerCase();
-  let from: string | undefined;
-  try {
-    from = new URL(origin).host.toLowerCase();
-  } catch {
-    from = undefined;
-  }
-  if (from !== host) {
+  if (!sameOrigin(c)) {
     return c.json(
-      problem('forbidden_origin', `Requests from the origin "${origin}" are refused (cross-site).`),
+      problem(
+        'forbidden_origin',
+        `Requests from the origin "${c.req.header('origin') ?? site}" are refused (cross-site).`,
+      ),
       403,
     );
   }
   return undefined;
+}
+
+/**
+ * Whether a request may come from this gateway's own pages: `Sec-Fetch-Site`, when sent, is `same-origin` (or
+ * `none`, typed by the user), and `Origin`, when sent, is this very origin — ports count (hostGuard compares
+ * host names only), so a page served by another program on this machine is same-site but not this app.
+ * A request with neither header (curl, the CLI) passes: it is not a browser acting for a page.
+ */
+export function sameOrigin(c: Context): boolean {
+  const site = c.req.header('sec-fetch-site');
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  const origin = c.req.header('origin');
+  if (origin === undefined) return true;
+  const host = (c.req.header('host') ?? new URL(c.req.url).host).toLowerCase();
+  try {
+    return new URL(origin).host.toLowerCase() === host;
+  } catch {
+    return false;
+  }
 }

@@ -1,9 +1,10 @@
 import type { Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { type BrowserSessions, SESSION_COOKIE, SESSION_TTL_MS } from './browser-sessions.js';
 import { problem } from './problem.js';
-import { type AuthLimiter, clientAddress } from './request-guard.js';
+import { type AuthLimiter, clientAddress, sameOrigin } from './request-guard.js';
 
 export interface SessionRouteOptions {
   sessions: BrowserSessions;
@@ -37,49 +38,71 @@ function tooMany(c: Context, wait: number) {
 }
 
 /**
- * Routes that must answer before the token check: `POST /api/session` (sign in with the gateway token; the
- * answer sets the session cookie) and `GET /signin?code=…` (a one-time link printed by `wren start` or made by
- * `wren web open`; it sets the cookie and redirects to the app). Failures count against the address like a
- * wrong bearer token.
+ * Routes that must answer before the token check:
+ * - `POST /api/session` `{token}` (JSON, ≤ 4 KB, from this origin only): signs a browser in; the answer sets the
+ *   session cookie and carries the session's key (`{key}`), which the app keeps and sends as `X-Wren-Key`.
+ *   The body is read before the limiter is asked, and the check and the count happen without a pause in
+ *   between, so concurrent guesses cannot slip past the limit. A malformed body counts as a failure.
+ * - `GET /signin?code=…`: a one-time link printed by `wren start` or made by `wren web open`; it sets the
+ *   cookie and redirects to `/#key=<key>` (a fragment never reaches a server or a log). Its codes are 192-bit
+ *   and single-use, so a wrong one is not counted against the address: a page elsewhere could otherwise use
+ *   it to lock the owner out.
  */
 export function registerSignInRoutes(app: Hono, options: SessionRouteOptions): void {
-  app.post('/api/session', async (c) => {
-    const address = clientAddress(c);
-    const wait = options.limiter.retryAfter(address);
-    if (wait > 0) return tooMany(c, wait);
-    const parsed = signInBody.safeParse(await c.req.json().catch(() => undefined));
-    if (!parsed.success)
-      return c.json(problem('bad_request', 'The body must be {"token": "<gateway token>"}.'), 400);
-    if (!options.verifyToken(parsed.data.token)) {
-      options.limiter.fail(address);
-      return c.json(
-        problem('unauthorized', 'That is not this gateway’s token. `wren token --rotate` makes a new one.'),
-        401,
-      );
-    }
-    options.limiter.succeed(address);
-    giveCookie(c, options.sessions.create());
-    return c.body(null, 204);
-  });
+  app.post(
+    '/api/session',
+    bodyLimit({
+      maxSize: 4096,
+      onError: (c) => c.json(problem('too_large', 'The request body is too large.'), 413),
+    }),
+    async (c) => {
+      const address = clientAddress(c);
+      if (!sameOrigin(c)) {
+        return c.json(problem('forbidden_origin', 'Sign in from the web app of this gateway.'), 403);
+      }
+      const json = /^application\/json\b/i.test(c.req.header('content-type') ?? '');
+      const raw = json ? await c.req.json().catch(() => undefined) : undefined;
+      const parsed = signInBody.safeParse(raw);
+      // From here on nothing awaits: the limit, the check and the count are one step.
+      const wait = options.limiter.retryAfter(address);
+      if (wait > 0) return tooMany(c, wait);
+      if (!parsed.success) {
+        options.limiter.fail(address);
+        return c.json(
+          problem(
+            'bad_request',
+            'Send JSON {"token": "<gateway token>"} with Content-Type: application/json.',
+          ),
+          400,
+        );
+      }
+      if (!options.verifyToken(parsed.data.token)) {
+        options.limiter.fail(address);
+        return c.json(
+          problem('unauthorized', 'That is not this gateway’s token. `wren token --rotate` makes a new one.'),
+          401,
+        );
+      }
+      options.limiter.succeed(address);
+      const session = options.sessions.create();
+      giveCookie(c, session.id);
+      return c.json({ key: session.key });
+    },
+  );
 
   app.get('/signin', (c) => {
-    const address = clientAddress(c);
-    const wait = options.limiter.retryAfter(address);
-    if (wait > 0) return tooMany(c, wait);
+    c.header('Cache-Control', 'no-store');
+    c.header('Referrer-Policy', 'no-referrer');
     if (!options.sessions.redeemLink(c.req.query('code'))) {
-      options.limiter.fail(address);
-      c.header('Cache-Control', 'no-store');
       return c.html(
         '<!doctype html><meta charset="utf-8"><title>Wren</title><p>This sign-in link has expired or was already used. ' +
           'Run <code>wren web open</code> for a new one, or <a href="/">sign in with the gateway token</a>.</p>',
         410,
       );
     }
-    options.limiter.succeed(address);
-    giveCookie(c, options.sessions.create());
-    c.header('Cache-Control', 'no-store');
-    c.header('Referrer-Policy', 'no-referrer');
-    return c.redirect('/', 303);
+    const session = options.sessions.create();
+    giveCookie(c, session.id);
+    return c.redirect(`/#key=${session.key}`, 303);
   });
 }
 

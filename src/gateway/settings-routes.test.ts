@@ -123,6 +123,29 @@ describe('settings routes', () => {
     }
   });
 
+  it('refuses ${ in a free-text setting (config.yaml would expand it) and writes nothing', async () => {
+    const { send, text, home } = setup();
+    const before = text();
+    const refusal =
+      /^(timezone|quietHours): `\$\{` is not allowed here: config\.yaml would read it as an environment variable/;
+    const cases = [
+      { timezone: '${WREN_GATEWAY_TOKEN}' },
+      { timezone: '${TZ_FROM_ENV:-Europe/Berlin}' },
+      { quietHours: '${QUIET:-22:00-07:00}' },
+      { quietHours: '22:00-07:00$${' },
+      { gateMode: 'strict', timezone: 'Europe/${' },
+    ];
+    for (const body of cases) {
+      const answer = await send('PATCH', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.error?.code).toBe('bad_request');
+      expect(answer.body.error?.message, JSON.stringify(body)).toMatch(refusal);
+      expect(JSON.stringify(answer.body)).not.toContain(TOKEN);
+      expect(text()).toBe(before);
+    }
+    expect(loadConfig(home, {}).gate.mode).toBe('ask');
+  });
+
   it('refuses malformed bodies, wrong types, unknown keys and values outside the enums with 400', async () => {
     const { send, text } = setup();
     const before = text();

@@ -8,6 +8,7 @@ import { GATE_MODES } from '../gate/gate-config.js';
 import { PROACTIVITY } from '../proactive/proactive-config.js';
 import { ConfigError } from '../util/config-error.js';
 import type { Env } from '../util/interpolate.js';
+import { ENV_REFERENCE_REFUSED, hasEnvReference } from './has-env-reference.js';
 import { problem } from './problem.js';
 import { limitBody, validBody } from './route-input.js';
 
@@ -33,11 +34,14 @@ export interface Settings {
   configError: string | null;
 }
 
+const literal = (text: string) => !hasEnvReference(text);
+
+/** The free-text settings must stay literal in config.yaml (the others are fixed words). */
 const changes = z.strictObject({
   proactivity: z.enum(PROACTIVITY).optional(),
-  quietHours: z.string().trim().max(64).nullable().optional(),
+  quietHours: z.string().trim().max(64).refine(literal, ENV_REFERENCE_REFUSED).nullable().optional(),
   gateMode: z.enum(GATE_MODES).optional(),
-  timezone: z.string().trim().min(1).max(100).nullable().optional(),
+  timezone: z.string().trim().min(1).max(100).refine(literal, ENV_REFERENCE_REFUSED).nullable().optional(),
 });
 
 type Changes = z.output<typeof changes>;
@@ -110,7 +114,8 @@ function write(doc: Document, [section, key]: readonly [string, string], value: 
  * and written to config.yaml (the single source of truth; the running app reloads it). A change goes
  * through `editConfig`: comments, layout and `${VAR}` placeholders survive, and the whole resulting file is
  * validated as loading it would be — an invalid change writes nothing and answers 400 with the validator's
- * message. Both answer from the file, not from the config in force (the reload lags by a moment).
+ * message. A value holding `${` is refused (400) before the file is read: see {@link hasEnvReference}. Both
+ * answer from the file, not from the config in force (the reload lags by a moment).
  */
 export function registerSettingsRoutes(app: Hono, options: SettingsRouteOptions): void {
   const { home, env } = options;

@@ -24,10 +24,12 @@ import {
   cap,
   createPushDeliverer,
   loadVapidKeys,
+  PUSH_SERVICES,
   PUSH_TARGET,
   PushDeliveryError,
   type PushSend,
   parsePushSubscription,
+  pushServiceUrl,
   pushTargets,
 } from './web-push.js';
 
@@ -210,15 +212,50 @@ describe('loadVapidKeys', () => {
 
 describe('parsePushSubscription and cap', () => {
   it('accepts what a browser sends and names what is wrong otherwise', () => {
-    const { subscription } = browser('https://push.example.test/send/abc');
+    const { subscription } = browser('https://updates.push.services.mozilla.com/send/abc');
     expect(parsePushSubscription({ ...subscription, expirationTime: null })).toEqual(subscription);
-    expect(() => parsePushSubscription({ ...subscription, endpoint: 'http://push.example.test/x' })).toThrow(
-      /endpoint must be an https URL/,
-    );
+    expect(() =>
+      parsePushSubscription({ ...subscription, endpoint: 'http://updates.push.services.mozilla.com/x' }),
+    ).toThrow(/endpoint must be an https URL/);
     expect(() =>
       parsePushSubscription({ ...subscription, keys: { ...subscription.keys, auth: 'abc' } }),
     ).toThrow(/keys.auth/);
     expect(() => parsePushSubscription('nope')).toThrow(/invalid push subscription/);
+  });
+
+  it("accepts only endpoints at the browsers' push services, naming them when it refuses", () => {
+    expect(PUSH_SERVICES).toEqual([
+      'fcm.googleapis.com',
+      'updates.push.services.mozilla.com',
+      '*.push.apple.com',
+      '*.notify.windows.com',
+    ]);
+    const keys = browser('https://fcm.googleapis.com/x').subscription.keys;
+    for (const endpoint of [
+      'https://fcm.googleapis.com/fcm/send/abc',
+      'https://updates.push.services.mozilla.com/wpush/v2/abc',
+      'https://web.push.apple.com/abc',
+      'https://wns2-par02p.notify.windows.com/w/?token=abc',
+    ])
+      expect(parsePushSubscription({ endpoint, keys }).endpoint).toBe(endpoint);
+    for (const endpoint of [
+      'https://127.0.0.1.nip.io:8443/x',
+      'https://metadata.google.internal/computeMetadata/v1/',
+      'https://10.0.0.1/fcm/send/abc',
+      'https://fcm.googleapis.com:8443/fcm/send/abc',
+      'https://push.apple.com/abc',
+      'https://fcm.googleapis.com.attacker.example/x',
+    ]) {
+      expect(() => parsePushSubscription({ endpoint, keys }), endpoint).toThrow(
+        /endpoint must be a browser push service's URL: .*fcm\.googleapis\.com.*\*\.notify\.windows\.com/,
+      );
+    }
+    // What is sent to is the parsed form, so the host checked is the host connected to.
+    expect(pushServiceUrl('https://FCM.googleapis.com:443/fcm/send/a')).toBe(
+      'https://fcm.googleapis.com/fcm/send/a',
+    );
+    expect(pushServiceUrl('https://127.0.0.1\\@fcm.googleapis.com/x')).toBeUndefined();
+    expect(pushServiceUrl('not a url')).toBeUndefined();
   });
 
   it('cuts by characters, not UTF-16 units, and marks the cut', () => {
@@ -236,8 +273,8 @@ describe('parsePushSubscription and cap', () => {
 describe('createPushDeliverer', () => {
   it('sends every subscription a VAPID-signed, aes128gcm-encrypted, capped message', async () => {
     const subscriptions = new PushSubscriptionRepository(database(), () => 5_000);
-    const one = browser('https://push.example.test/send/one');
-    const two = browser('https://push.example.test/send/two');
+    const one = browser('https://updates.push.services.mozilla.com/send/one');
+    const two = browser('https://updates.push.services.mozilla.com/send/two');
     subscriptions.add(one.subscription);
     subscriptions.add(two.subscription);
     const service = await pushService((_path, response) => response.writeHead(201).end());
@@ -258,7 +295,10 @@ describe('createPushDeliverer', () => {
     expect(request.headers.urgency).toBe('normal');
     expect(request.headers.topic).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const claims = vapidClaims(String(request.headers.authorization), vapid.publicKey);
-    expect(claims).toMatchObject({ aud: 'https://push.example.test', sub: 'mailto:owner@example.com' });
+    expect(claims).toMatchObject({
+      aud: 'https://updates.push.services.mozilla.com',
+      sub: 'mailto:owner@example.com',
+    });
     expect(request.body.includes(Buffer.from('Daily briefing'))).toBe(false);
     const message = JSON.parse(decrypt(request.body, one.ecdh, one.auth));
     expect(message).toEqual({
@@ -275,7 +315,7 @@ describe('createPushDeliverer', () => {
   it('deletes endpoints that answer 404 or 410 and resolves when another browser took it', async () => {
     const subscriptions = new PushSubscriptionRepository(database());
     for (const name of ['gone', 'missing', 'alive'])
-      subscriptions.add(browser(`https://push.example.test/${name}`).subscription);
+      subscriptions.add(browser(`https://updates.push.services.mozilla.com/${name}`).subscription);
     const service = await pushService((path, response) => {
       response.writeHead(path === '/gone' ? 410 : path === '/missing' ? 404 : 201).end();
     });
@@ -286,13 +326,13 @@ describe('createPushDeliverer', () => {
     });
     await deliver(delivery(), signal);
     expect(subscriptions.list().map((subscription) => subscription.endpoint)).toEqual([
-      'https://push.example.test/alive',
+      'https://updates.push.services.mozilla.com/alive',
     ]);
   });
 
   it('resolves when every endpoint is dead (nothing left to retry), and when none is subscribed', async () => {
     const subscriptions = new PushSubscriptionRepository(database());
-    subscriptions.add(browser('https://push.example.test/gone').subscription);
+    subscriptions.add(browser('https://updates.push.services.mozilla.com/gone').subscription);
     const service = await pushService((_path, response) => response.writeHead(410).end());
     const deliver = createPushDeliverer({
       subscriptions,
@@ -307,8 +347,8 @@ describe('createPushDeliverer', () => {
 
   it('counts failures and asks for a retry, honouring Retry-After, when no browser took it', async () => {
     const subscriptions = new PushSubscriptionRepository(database());
-    subscriptions.add(browser('https://push.example.test/busy').subscription);
-    subscriptions.add(browser('https://push.example.test/broken').subscription);
+    subscriptions.add(browser('https://updates.push.services.mozilla.com/busy').subscription);
+    subscriptions.add(browser('https://updates.push.services.mozilla.com/broken').subscription);
     const service = await pushService((path, response) => {
       response.writeHead(path === '/busy' ? 429 : 500, path === '/busy' ? { 'retry-after': '90' } : {}).end();
     });
@@ -319,14 +359,14 @@ describe('createPushDeliverer', () => {
     });
     const error = await rejection(deliver(delivery(), signal));
     expect(error).toMatchObject({ permanent: false, retryAfterMs: 90_000 });
-    expect(error.message).toContain('push.example.test answered 429');
+    expect(error.message).toContain('updates.push.services.mozilla.com answered 429');
     expect(error.message).not.toContain('/busy');
     expect(subscriptions.list().map((subscription) => subscription.failures)).toEqual([1, 1]);
   });
 
   it('gives up at once when every push service refuses for good', async () => {
     const subscriptions = new PushSubscriptionRepository(database());
-    subscriptions.add(browser('https://push.example.test/forbidden').subscription);
+    subscriptions.add(browser('https://updates.push.services.mozilla.com/forbidden').subscription);
     const service = await pushService((_path, response) => response.writeHead(403).end());
     const deliver = createPushDeliverer({
       subscriptions,
@@ -341,7 +381,7 @@ describe('createPushDeliverer', () => {
 
   it('stops waiting for a push service that never answers', async () => {
     const subscriptions = new PushSubscriptionRepository(database());
-    subscriptions.add(browser('https://push.example.test/slow').subscription);
+    subscriptions.add(browser('https://updates.push.services.mozilla.com/slow').subscription);
     const service = await pushService(() => {});
     const deliver = createPushDeliverer({
       subscriptions,
@@ -352,6 +392,41 @@ describe('createPushDeliverer', () => {
     const error = await rejection(deliver(delivery(), signal));
     expect(error.permanent).toBe(false);
     expect(error.message).toContain('no answer in time');
+  });
+
+  it('never sends to a stored endpoint that is no push service (an older row): it removes it', async () => {
+    const subscriptions = new PushSubscriptionRepository(database());
+    // Rows stored before endpoints were checked against PUSH_SERVICES (the repository takes what it is given).
+    for (const endpoint of [
+      'https://127.0.0.1.nip.io:8443/x',
+      'https://metadata.google.internal/computeMetadata/v1/',
+      'https://192.168.1.1/fcm/send/a',
+    ])
+      subscriptions.add(browser(endpoint).subscription);
+    subscriptions.add(browser('https://fcm.googleapis.com:443/fcm/send/good').subscription);
+    const service = await pushService((_path, response) => response.writeHead(201).end());
+    const called: string[] = [];
+    const deliver = createPushDeliverer({
+      subscriptions,
+      vapid: webPush.generateVAPIDKeys(),
+      send: (subscription, ...rest) => {
+        called.push(subscription.endpoint);
+        return service.send(subscription, ...rest);
+      },
+    });
+    await deliver(delivery(), signal);
+    expect(called).toEqual(['https://fcm.googleapis.com/fcm/send/good']);
+    expect(service.received.map((request) => request.path)).toEqual(['/fcm/send/good']);
+    expect(subscriptions.list().map((subscription) => subscription.endpoint)).toEqual([
+      'https://fcm.googleapis.com:443/fcm/send/good',
+    ]);
+
+    // Only bad rows: nobody to deliver to, so it resolves without sending.
+    subscriptions.remove('https://fcm.googleapis.com:443/fcm/send/good');
+    subscriptions.add(browser('https://169.254.169.254/latest/meta-data/').subscription);
+    await deliver(delivery(), signal);
+    expect(called).toHaveLength(1);
+    expect(subscriptions.count()).toBe(0);
   });
 
   it('refuses any push target but push:all', async () => {

@@ -85,11 +85,48 @@ export function loadVapidKeys(home: string): VapidKeys {
   return { publicKey: parsed.publicKey, privateKey: parsed.privateKey };
 }
 
+/**
+ * The browsers' push services: Chrome's (FCM), Firefox's (Mozilla autopush), Safari's (Apple) and Edge's on
+ * Windows (WNS); `*.` matches any subdomain. A subscription makes Wren POST to its endpoint later, from this
+ * machine, with whatever body it encrypts, so any other host would let whoever can subscribe aim Wren at the
+ * local network or a cloud metadata service (a public name may resolve to 127.0.0.1, e.g. `*.nip.io`).
+ */
+export const PUSH_SERVICES = [
+  'fcm.googleapis.com',
+  'updates.push.services.mozilla.com',
+  '*.push.apple.com',
+  '*.notify.windows.com',
+] as const;
+
+const PUSH_SERVICES_TEXT = `${PUSH_SERVICES.slice(0, -1).join(', ')} or ${PUSH_SERVICES.at(-1)}`;
+
+function isPushServiceHost(host: string): boolean {
+  return PUSH_SERVICES.some((service) =>
+    service.startsWith('*.') ? host.endsWith(service.slice(1)) : host === service,
+  );
+}
+
+/**
+ * `endpoint` as the WHATWG URL parser normalizes it when it is https on the default port, without user info,
+ * on a host of {@link PUSH_SERVICES} (exact, or below a `*.` entry); otherwise undefined. Deliveries go to this
+ * normalized form, so the host checked is the host web-push connects to. Pure.
+ */
+export function pushServiceUrl(endpoint: string): string | undefined {
+  if (!URL.canParse(endpoint)) return undefined;
+  const url = new URL(endpoint);
+  const plain = url.protocol === 'https:' && url.port === '' && url.username === '' && url.password === '';
+  return plain && isPushServiceHost(url.hostname) ? url.href : undefined;
+}
+
 const subscriptionSchema = z.object({
   endpoint: z
     .string()
     .max(2048)
-    .refine((text) => text.startsWith('https://') && URL.canParse(text), 'must be an https URL'),
+    .refine((text) => text.startsWith('https://') && URL.canParse(text), 'must be an https URL')
+    .refine(
+      (text) => pushServiceUrl(text) !== undefined,
+      `must be a browser push service's URL: https on the default port at ${PUSH_SERVICES_TEXT}`,
+    ),
   keys: z.object({
     p256dh: z.string().refine((text) => base64urlBytes(text) === 65, 'must be a base64url P-256 public key'),
     auth: z.string().refine((text) => base64urlBytes(text) === 16, 'must be a base64url 16-byte secret'),
@@ -98,7 +135,7 @@ const subscriptionSchema = z.object({
 
 /**
  * Validates what a browser sent (`PushSubscription.toJSON()`: `{endpoint, keys: {p256dh, auth}}`, other
- * fields ignored). Pure.
+ * fields ignored); the endpoint must be one of {@link PUSH_SERVICES} (see {@link pushServiceUrl}). Pure.
  * @throws Error whose message says which field is wrong (fit for a 400 answer).
  */
 export function parsePushSubscription(value: unknown): PushSubscriptionKeys {
@@ -222,6 +259,21 @@ function hostOf(endpoint: string): string {
   return URL.canParse(endpoint) ? new URL(endpoint).host : 'push service';
 }
 
+/** A stored subscription with the URL its messages go to ({@link pushServiceUrl} of its endpoint). */
+type SendableSubscription = StoredPushSubscription & { url: string };
+
+/**
+ * The stored subscriptions with the URL to send to; one whose endpoint is no push service (stored before
+ * {@link PUSH_SERVICES} was checked) is removed instead: sending there is what the check prevents.
+ */
+function sendable(repository: PushSubscriptionRepository): SendableSubscription[] {
+  return repository.list().flatMap((subscription) => {
+    const url = pushServiceUrl(subscription.endpoint);
+    if (url === undefined) repository.remove(subscription.endpoint);
+    return url === undefined ? [] : [{ ...subscription, url }];
+  });
+}
+
 /** What the fan-out ends with: resolve, or the error to reject with. */
 function conclude(outcomes: readonly Outcome[]): PushDeliveryError | undefined {
   const failed = outcomes.filter((outcome) => !outcome.ok);
@@ -248,7 +300,8 @@ function conclude(outcomes: readonly Outcome[]): PushDeliveryError | undefined {
  * Delivers to target `push:all`: one encrypted message ({@link PushMessage}, title ≤ 80 and body ≤ 240
  * characters) to every subscribed browser at once, with a topic derived from the outbox key (a push service
  * replaces a still-queued message with the same topic, so a re-send does not stack). Endpoints answering
- * 404/410 are deleted; other failures are counted on the subscription. Resolves when at least one browser
+ * 404/410 are deleted, and so are endpoints that are not on {@link PUSH_SERVICES} (never sent to); other
+ * failures are counted on the subscription. Resolves when at least one browser
  * took it, or when none is (left) subscribed; rejects with a {@link PushDeliveryError}, retryable unless
  * every live endpoint refused with a non-retryable status, when none did. Quiet results never get here:
  * the outbox creates no delivery for them. A caller's abort rejects with the abort reason.
@@ -265,7 +318,7 @@ export function createPushDeliverer(options: PushDelivererOptions): Deliverer {
         permanent: true,
       });
     }
-    const subscriptions = options.subscriptions.list();
+    const subscriptions = sendable(options.subscriptions);
     if (subscriptions.length === 0) return;
     const payload = JSON.stringify(pushMessage(delivery));
     const topic = createHash('sha256').update(delivery.sourceKey).digest('base64url').slice(0, 32);
@@ -279,8 +332,8 @@ export function createPushDeliverer(options: PushDelivererOptions): Deliverer {
     };
     const deadline = createDeadline(timeoutMs, signal);
     try {
-      const sendOne = async (subscription: StoredPushSubscription): Promise<Outcome> => {
-        const target = { endpoint: subscription.endpoint, keys: subscription.keys };
+      const sendOne = async (subscription: SendableSubscription): Promise<Outcome> => {
+        const target = { endpoint: subscription.url, keys: subscription.keys };
         try {
           await untilAborted(send(target, payload, requestOptions, deadline.signal), deadline.signal);
           return { ok: true };

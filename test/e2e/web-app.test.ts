@@ -203,7 +203,10 @@ describe('the web app in Chromium', { timeout: 40_000 }, () => {
     await editor.waitFor();
     await editor.fill('# Memory\n\n- The owner waters the plants on Sundays.\n');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Saved$/ })
+      .waitFor();
     const onDisk = readFileSync(join(home, 'workspace', 'MEMORY.md'), 'utf8');
     expect(onDisk).toContain('waters the plants on Sundays');
     await screenshot(page, 'memory');

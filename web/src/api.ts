@@ -1,3 +1,4 @@
+import { sessionKey, setSessionKey } from './session-key';
 import { auth } from './state';
 import type {
   ApprovalChoice,
@@ -83,8 +84,11 @@ export function noteUnauthorized(status: number, quiet = false): void {
 
 /** fetch() with the app's defaults; network failures become an ApiError with status 0. */
 export async function send(method: string, path: string, init: RequestInit = {}): Promise<Response> {
+  const key = sessionKey();
+  const headers = new Headers(init.headers);
+  if (key) headers.set('x-wren-key', key);
   try {
-    return await fetch(path, { method, credentials: 'same-origin', ...init });
+    return await fetch(path, { method, credentials: 'same-origin', ...init, headers });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
     throw new ApiError(0, 'network', 'Cannot reach Wren. Is the gateway running?');
@@ -140,10 +144,40 @@ export async function checkSession(): Promise<boolean> {
   return true;
 }
 
-/** Exchanges the gateway token for the session cookie. 401: wrong token; 429: wait `retryAfter` seconds. */
-export const signIn = (token: string) =>
-  request<void>('POST', '/api/session', { body: { token }, quiet401: true });
-export const signOut = () => request<void>('DELETE', '/api/session', { quiet401: true });
+/**
+ * Exchanges the gateway token for the session cookie and the session's key (kept; see session-key.ts).
+ * 401: wrong token; 429: wait `retryAfter` seconds.
+ */
+export async function signIn(token: string): Promise<void> {
+  const answer = await request<{ key: string }>('POST', '/api/session', { body: { token }, quiet401: true });
+  setSessionKey(answer.key);
+}
+
+export async function signOut(): Promise<void> {
+  try {
+    await request<void>('DELETE', '/api/session', { quiet401: true });
+  } finally {
+    setSessionKey(undefined);
+  }
+}
+
+/**
+ * Downloads a file of `GET /api/files/…` (a plain link cannot send the session key): fetched, then handed to
+ * the browser as a download of a local blob.
+ */
+export async function downloadFile(url: string, name: string): Promise<void> {
+  const response = await send('GET', url);
+  if (!response.ok) {
+    noteUnauthorized(response.status);
+    throw await errorOf(response);
+  }
+  const blob = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = blob;
+  link.download = name.split('/').at(-1) || 'download';
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(blob), 60_000);
+}
 
 // --- Chat --------------------------------------------------------------------------------------------------
 

@@ -3,11 +3,12 @@ import { ApiError, checkSession, getOnboarding, signOut } from './api';
 import { loadApprovals, pendingApprovals, pendingCount } from './approvals';
 import { loadSessions, openSession, resetChat } from './chat-store';
 import { Loading } from './components/common';
-import { Icon } from './components/icons';
-import { ConnectionIndicator, MainNav, NAV_ITEMS, ThemeToggle } from './components/nav';
+import { MainNav, NAV_ITEMS } from './components/nav';
 import { OnboardingDialog } from './components/onboarding';
 import { SignIn } from './components/sign-in';
 import { Toasts } from './components/toasts';
+import { Topbar } from './components/topbar';
+import { useDrawer } from './components/use-drawer';
 import { connectLive, disconnectLive, liveEpoch, subscribe } from './live';
 import { ApprovalsPage } from './pages/approvals-page';
 import { ChatPage } from './pages/chat-page';
@@ -27,15 +28,13 @@ function Page({ page, param }: { page: PageName; param: string }) {
 let onboardingSkipped = false;
 
 /**
- * The signed-in app: sidebar (drawer on phones) + the current page. Owns the live connection's lifetime:
- * opened on sign-in, closed on sign-out, and on every reconnect the approvals are re-read (pages re-read
- * their own data through `liveEpoch`).
+ * What signing in starts: the live connection (closed again on sign-out), approvals, conversations, the
+ * other pages' code, and the first-run setup when no model is configured. Returns the setup's presets while
+ * it is to be shown, and how to close it. On every reconnect the approvals are re-read (pages re-read their
+ * own data through `liveEpoch`).
  */
-function Shell() {
-  const [menu, setMenu] = useState(false);
+function useSignedIn(): [OnboardingPreset[] | null, () => void] {
   const [presets, setPresets] = useState<OnboardingPreset[] | null>(null);
-  const mainRef = useRef<HTMLElement>(null);
-  const { page, param } = route.value;
 
   useEffect(() => {
     connectLive();
@@ -72,15 +71,34 @@ function Shell() {
     if (liveEpoch.value > 0) void loadApprovals();
   }, [liveEpoch.value]);
 
-  // Title and focus follow the page (not the chat's session), so screen readers hear the new page.
+  const close = () => {
+    onboardingSkipped = true;
+    setPresets(null);
+  };
+  return [presets, close];
+}
+
+/**
+ * The signed-in app: sidebar (a drawer behind the Menu button on phones) + the current page. While the
+ * drawer is open the page behind it is inert, so Tab stays in the menu.
+ */
+function Shell() {
+  const menu = useDrawer('(min-width: 641px)');
+  const [presets, closeOnboarding] = useSignedIn();
+  const mainRef = useRef<HTMLElement>(null);
+  const { page, param } = route.value;
+
+  // Title and focus follow the page (not the chat's session), so screen readers hear the new page. Focus
+  // moves to <main> unless the page put it somewhere inside (the chat's message box).
   const first = useRef(true);
   useEffect(() => {
-    setMenu(false);
+    menu.setOpen(false);
     if (first.current) {
       first.current = false;
       return;
     }
-    if (page !== 'chat') mainRef.current?.focus({ preventScroll: true });
+    const main = mainRef.current;
+    if (main && !main.contains(document.activeElement)) main.focus({ preventScroll: true });
   }, [page]);
 
   useEffect(() => {
@@ -88,15 +106,6 @@ function Shell() {
     const label = NAV_ITEMS.find((item) => item.page === page)?.label ?? 'Wren';
     document.title = count ? `(${count}) ${label} · Wren` : `${label} · Wren`;
   }, [pendingApprovals.value, page]);
-
-  useEffect(() => {
-    if (!menu) return;
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') setMenu(false);
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [menu]);
 
   const doSignOut = async () => {
     try {
@@ -107,51 +116,29 @@ function Shell() {
     auth.value = 'signed-out';
   };
 
-  const count = pendingCount.value;
   return (
-    <div class={`app${menu ? ' menu-open' : ''}`}>
-      <a class="skip-link" href="#main">
+    <div class={`app${menu.open ? ' menu-open' : ''}`}>
+      {/* A button, not a link to "#main": routes live in the hash, so following "#main" would open the chat. */}
+      <button type="button" class="skip-link" onClick={() => mainRef.current?.focus()}>
         Skip to content
-      </a>
-      <header class="topbar">
-        <button
-          type="button"
-          class="icon-btn"
-          aria-label="Menu"
-          aria-expanded={menu}
-          aria-controls="sidebar"
-          onClick={() => setMenu(!menu)}
-        >
-          <Icon name={menu ? 'close' : 'menu'} size={22} />
-          {count > 0 ? (
-            <span class="menu-dot" aria-hidden="true">
-              {count}
-            </span>
-          ) : null}
-        </button>
-        <span class="topbar-title">{NAV_ITEMS.find((item) => item.page === page)?.label}</span>
-        <ConnectionIndicator compact />
-        <ThemeToggle />
-      </header>
-      <aside class="sidebar" id="sidebar">
-        <MainNav onNavigate={() => setMenu(false)} onSignOut={doSignOut} />
+      </button>
+      <Topbar
+        page={page}
+        menuOpen={menu.open}
+        menuButton={menu.toggle}
+        onMenu={() => menu.setOpen(!menu.open)}
+      />
+      <aside class="sidebar" id="sidebar" ref={menu.panel}>
+        <MainNav onNavigate={() => menu.setOpen(false)} onSignOut={doSignOut} />
       </aside>
-      {menu ? (
-        <button type="button" class="scrim" aria-label="Close menu" onClick={() => setMenu(false)} />
+      {menu.open ? (
+        <button type="button" class="scrim" aria-label="Close menu" onClick={() => menu.setOpen(false)} />
       ) : null}
-      <main id="main" ref={mainRef} tabIndex={-1} class={`main page-${page}`}>
+      <main id="main" ref={mainRef} tabIndex={-1} class={`main page-${page}`} inert={menu.open}>
         <Page page={page} param={param} />
       </main>
       <Toasts />
-      {presets ? (
-        <OnboardingDialog
-          presets={presets}
-          onClose={() => {
-            onboardingSkipped = true;
-            setPresets(null);
-          }}
-        />
-      ) : null}
+      {presets ? <OnboardingDialog presets={presets} onClose={closeOnboarding} /> : null}
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { signal } from '@preact/signals';
 import { checkSession } from './api';
+import { sessionKey } from './session-key';
 import { auth } from './state';
 import type { ActivityEvent, ApprovalRequest, ApprovalResolved, LiveMessage } from './types';
 
@@ -63,7 +64,9 @@ function open(): void {
   clearTimeout(retryTimer);
   if (!wanted || socket) return;
   liveState.value = everOpened ? 'reconnecting' : 'connecting';
-  const ws = new WebSocket(url());
+  const key = sessionKey();
+  // Browsers cannot put headers on an upgrade: the key travels as a subprotocol (the server answers `wren`).
+  const ws = new WebSocket(url(), key ? ['wren', `wren-key.${key}`] : ['wren']);
   socket = ws;
   ws.onopen = () => {
     liveState.value = 'open';

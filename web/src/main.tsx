@@ -3,7 +3,10 @@ import './theme';
 import { render } from 'preact';
 import { App } from './app';
 import { navigate, parseHash } from './router';
+import { adoptKeyFromLocation } from './session-key';
 
+// Before anything asks the gateway: a one-time sign-in link leaves the session key in the fragment.
+adoptKeyFromLocation();
 render(<App />, document.getElementById('app')!);
 
 /**

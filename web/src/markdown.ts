@@ -92,6 +92,9 @@ DOMPurify.addHook('afterSanitizeAttributes', (node) => {
 });
 
 const PURIFY = {
+  // HTML only: SVG and MathML would bring `<image href>` (a fetch past the img-to-link rule) and markup
+  // that can hide the rest of a message.
+  USE_PROFILES: { html: true },
   FORBID_TAGS: ['style', 'form', 'iframe', 'object', 'embed', 'video', 'audio', 'source', 'link', 'meta'],
   FORBID_ATTR: ['style', 'srcset', 'action', 'formaction'],
   ADD_ATTR: ['target'],

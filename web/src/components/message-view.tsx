@@ -1,5 +1,7 @@
-import type { AssistantItem, Segment, ToolSegment, UserItem } from '../chat-store';
+import { downloadFile } from '../api';
+import type { AssistantItem, Segment, ToolSegment, UserItem } from '../chat-items';
 import { bytes, prettyJson } from '../format';
+import { errorText, toast } from '../state';
 import { CopyButton, Time } from './common';
 import { Icon } from './icons';
 import { MarkdownView } from './markdown-view';
@@ -128,7 +130,17 @@ export const AssistantMessage = memo(function AssistantMessage({
           <ul class="attachments" aria-label="Attachments">
             {item.attachments.map((file) => (
               <li key={file.url}>
-                <a href={file.url} download>
+                <a
+                  href={file.url}
+                  download
+                  onClick={(event) => {
+                    // The link alone would carry only the cookie; the download needs the session key too.
+                    event.preventDefault();
+                    downloadFile(file.url, file.name).catch((error: unknown) =>
+                      toast(errorText(error), 'error'),
+                    );
+                  }}
+                >
                   <Icon name="file" size={16} /> {file.name} <span class="muted">({bytes(file.size)})</span>
                 </a>
               </li>

@@ -11,41 +11,13 @@ import type { OnboardingPreset, OnboardingResult } from '../types';
  */
 export function OnboardingDialog({ presets, onClose }: { presets: OnboardingPreset[]; onClose: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
-  const [presetId, setPresetId] = useState(presets[0]?.id ?? '');
-  const [key, setKey] = useState('');
-  const [model, setModel] = useState('');
-  const [baseUrl, setBaseUrl] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [result, setResult] = useState<OnboardingResult | null>(null);
-  const preset = presets.find((item) => item.id === presetId);
 
   useEffect(() => {
     const box = dialog.current;
     if (box && !box.open) box.showModal();
     return () => box?.close();
   }, []);
-
-  const submit = async (force = false) => {
-    if (!preset) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const answer = await finishOnboarding({
-        preset: preset.id,
-        ...(key ? { key } : {}),
-        ...(model.trim() ? { model: model.trim() } : {}),
-        ...(baseUrl.trim() ? { baseUrl: baseUrl.trim() } : {}),
-        ...(force ? { force: true } : {}),
-      });
-      setResult(answer);
-      if (answer.saved !== false) setKey('');
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
 
   const saved = result && result.saved !== false;
 
@@ -75,101 +47,188 @@ export function OnboardingDialog({ presets, onClose }: { presets: OnboardingPres
           </div>
         </div>
       ) : (
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            void submit();
-          }}
-        >
-          <p class="muted">
-            Wren needs a language model to talk to. Pick one; you can add more later in config.yaml.
-          </p>
-          <fieldset class="preset-grid">
-            <legend>Provider</legend>
-            {presets.map((item) => (
-              <label key={item.id} class={`preset${item.id === presetId ? ' selected' : ''}`}>
-                <input
-                  type="radio"
-                  name="preset"
-                  value={item.id}
-                  checked={item.id === presetId}
-                  onChange={() => {
-                    setPresetId(item.id);
-                    setResult(null);
-                  }}
-                />
-                <span class="preset-label">{item.label}</span>
-                {item.local ? <span class="badge">local</span> : null}
-              </label>
-            ))}
-          </fieldset>
-          {preset?.docs ? <p class="hint">{preset.docs}</p> : null}
-          {preset?.keyVar ? (
-            <div class="field">
-              <label for="onboarding-key" class="field-label">
-                API key{preset.needsKey ? '' : ' (optional)'}
-              </label>
-              <input
-                id="onboarding-key"
-                type="password"
-                autoComplete="off"
-                value={key}
-                onInput={(event) => setKey(event.currentTarget.value)}
-              />
-              <p class="hint">
-                Stored in Wren’s .env as {preset.keyVar}; it is never shown again. Leave empty if that
-                variable is already set.
-              </p>
-            </div>
-          ) : null}
-          <div class="field-row">
-            <div class="field">
-              <label for="onboarding-model" class="field-label">
-                Model (optional)
-              </label>
-              <input
-                id="onboarding-model"
-                value={model}
-                placeholder={preset?.defaultModel ?? ''}
-                onInput={(event) => setModel(event.currentTarget.value)}
-              />
-            </div>
-            <div class="field">
-              <label for="onboarding-url" class="field-label">
-                Base URL (optional)
-              </label>
-              <input
-                id="onboarding-url"
-                type="url"
-                value={baseUrl}
-                placeholder={preset?.baseUrl ?? 'https://host/v1'}
-                onInput={(event) => setBaseUrl(event.currentTarget.value)}
-              />
-            </div>
-          </div>
-          {result && result.saved === false ? (
-            <div class="error-note" role="alert">
-              <span>The test failed: {result.test?.error ?? 'no answer'}. Nothing was saved.</span>
-              <button type="button" class="btn small" disabled={busy} onClick={() => submit(true)}>
-                Save anyway
-              </button>
-            </div>
-          ) : null}
-          {error ? (
-            <p class="field-error" role="alert">
-              {error}
-            </p>
-          ) : null}
-          <div class="dialog-actions">
-            <button type="button" class="btn ghost" onClick={onClose}>
-              Skip for now
-            </button>
-            <button type="submit" class="btn primary" disabled={busy || !preset}>
-              {busy ? 'Testing…' : 'Test and save'}
-            </button>
-          </div>
-        </form>
+        <SetupForm presets={presets} result={result} onResult={setResult} onClose={onClose} />
       )}
     </dialog>
+  );
+}
+
+/** The form: provider, key and model; `result` is the last test that saved nothing (or null). */
+function SetupForm({
+  presets,
+  result,
+  onResult,
+  onClose,
+}: {
+  presets: OnboardingPreset[];
+  result: OnboardingResult | null;
+  onResult: (result: OnboardingResult | null) => void;
+  onClose: () => void;
+}) {
+  const [presetId, setPresetId] = useState(presets[0]?.id ?? '');
+  const [fields, setFields] = useState<ModelFieldValues>({ key: '', model: '', baseUrl: '' });
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const preset = presets.find((item) => item.id === presetId);
+
+  const submit = async (force = false) => {
+    if (!preset) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await finishOnboarding({
+        preset: preset.id,
+        ...(fields.key ? { key: fields.key } : {}),
+        ...(fields.model.trim() ? { model: fields.model.trim() } : {}),
+        ...(fields.baseUrl.trim() ? { baseUrl: fields.baseUrl.trim() } : {}),
+        ...(force ? { force: true } : {}),
+      });
+      onResult(answer);
+      if (answer.saved !== false) setFields((current) => ({ ...current, key: '' }));
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit();
+      }}
+    >
+      <p class="muted">
+        Wren needs a language model to talk to. Pick one; you can add more later in config.yaml.
+      </p>
+      <PresetPicker
+        presets={presets}
+        selected={presetId}
+        onPick={(id) => {
+          setPresetId(id);
+          onResult(null);
+        }}
+      />
+      {preset?.docs ? <p class="hint">{preset.docs}</p> : null}
+      <ModelFields preset={preset} values={fields} onChange={setFields} />
+      {result && result.saved === false ? (
+        <div class="error-note" role="alert">
+          <span>The test failed: {result.test?.error ?? 'no answer'}. Nothing was saved.</span>
+          <button type="button" class="btn small" disabled={busy} onClick={() => submit(true)}>
+            Save anyway
+          </button>
+        </div>
+      ) : null}
+      {error ? (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <div class="dialog-actions">
+        <button type="button" class="btn ghost" onClick={onClose}>
+          Skip for now
+        </button>
+        <button type="submit" class="btn primary" disabled={busy || !preset}>
+          {busy ? 'Testing…' : 'Test and save'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function PresetPicker({
+  presets,
+  selected,
+  onPick,
+}: {
+  presets: OnboardingPreset[];
+  selected: string;
+  onPick: (id: string) => void;
+}) {
+  return (
+    <fieldset class="preset-grid">
+      <legend>Provider</legend>
+      {presets.map((item) => (
+        <label key={item.id} class={`preset${item.id === selected ? ' selected' : ''}`}>
+          <input
+            type="radio"
+            name="preset"
+            value={item.id}
+            checked={item.id === selected}
+            onChange={() => onPick(item.id)}
+          />
+          <span class="preset-label">{item.label}</span>
+          {item.local ? <span class="badge">local</span> : null}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+interface ModelFieldValues {
+  key: string;
+  model: string;
+  baseUrl: string;
+}
+
+/** The key (when the provider takes one), model id and base URL, with the preset's defaults as hints. */
+function ModelFields({
+  preset,
+  values,
+  onChange,
+}: {
+  preset: OnboardingPreset | undefined;
+  values: ModelFieldValues;
+  onChange: (values: ModelFieldValues) => void;
+}) {
+  const set = (field: keyof ModelFieldValues) => (event: { currentTarget: HTMLInputElement }) =>
+    onChange({ ...values, [field]: event.currentTarget.value });
+  return (
+    <>
+      {preset?.keyVar ? (
+        <div class="field">
+          <label for="onboarding-key" class="field-label">
+            API key{preset.needsKey ? '' : ' (optional)'}
+          </label>
+          <input
+            id="onboarding-key"
+            type="password"
+            autoComplete="off"
+            value={values.key}
+            onInput={set('key')}
+          />
+          <p class="hint">
+            Stored in Wren’s .env as {preset.keyVar}; it is never shown again. Leave empty if that variable is
+            already set.
+          </p>
+        </div>
+      ) : null}
+      <div class="field-row">
+        <div class="field">
+          <label for="onboarding-model" class="field-label">
+            Model (optional)
+          </label>
+          <input
+            id="onboarding-model"
+            value={values.model}
+            placeholder={preset?.defaultModel ?? ''}
+            onInput={set('model')}
+          />
+        </div>
+        <div class="field">
+          <label for="onboarding-url" class="field-label">
+            Base URL (optional)
+          </label>
+          <input
+            id="onboarding-url"
+            type="url"
+            value={values.baseUrl}
+            placeholder={preset?.baseUrl ?? 'https://host/v1'}
+            onInput={set('baseUrl')}
+          />
+        </div>
+      </div>
+    </>
   );
 }

@@ -78,6 +78,81 @@ function Grants() {
   );
 }
 
+/** A code someone got on a chat channel, with Approve and Reject. */
+function PairingRequest({ pairing, onAnswer }: { pairing: Pairing; onAnswer: (approve: boolean) => void }) {
+  return (
+    <li class="row">
+      <div class="row-main">
+        <div class="row-title">
+          <code class="pair-code">{pairing.code}</code> {pairing.senderName || pairing.senderId}
+        </div>
+        <div class="row-meta">
+          <Badge>{pairing.channel}</Badge>
+          <span>chat {pairing.chatId}</span>
+          <span>
+            expires <Time at={pairing.expiresAt} relative />
+          </span>
+        </div>
+      </div>
+      <div class="row-actions">
+        <button
+          type="button"
+          class="btn small primary"
+          aria-label={`Approve pairing ${pairing.code}`}
+          onClick={() => onAnswer(true)}
+        >
+          Approve
+        </button>
+        <button
+          type="button"
+          class="btn small"
+          aria-label={`Reject pairing ${pairing.code}`}
+          onClick={() => onAnswer(false)}
+        >
+          Reject
+        </button>
+      </div>
+    </li>
+  );
+}
+
+/** The senders already paired (folded), each with Remove. */
+function PairedSenders({
+  approved,
+  onRemove,
+}: {
+  approved: Pairing[];
+  onRemove: (pairing: Pairing) => void;
+}) {
+  if (!approved.length) return null;
+  return (
+    <details class="approved-pairings">
+      <summary>Paired senders ({approved.length})</summary>
+      <ul class="rows">
+        {approved.map((pairing) => (
+          <li key={pairing.code} class="row">
+            <div class="row-main">
+              <div class="row-title">{pairing.senderName || pairing.senderId}</div>
+              <div class="row-meta">
+                <Badge>{pairing.channel}</Badge>
+                <span>chat {pairing.chatId}</span>
+              </div>
+            </div>
+            <button
+              type="button"
+              class="btn small danger-outline"
+              aria-label={`Remove ${pairing.senderName || pairing.senderId}`}
+              onClick={() => onRemove(pairing)}
+            >
+              Remove
+            </button>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
 function Pairings() {
   const [pairings, setPairings] = useState<Pairing[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -123,67 +198,15 @@ function Pairings() {
       {pending.length ? (
         <ul class="rows">
           {pending.map((pairing) => (
-            <li key={pairing.code} class="row">
-              <div class="row-main">
-                <div class="row-title">
-                  <code class="pair-code">{pairing.code}</code> {pairing.senderName || pairing.senderId}
-                </div>
-                <div class="row-meta">
-                  <Badge>{pairing.channel}</Badge>
-                  <span>chat {pairing.chatId}</span>
-                  <span>
-                    expires <Time at={pairing.expiresAt} relative />
-                  </span>
-                </div>
-              </div>
-              <div class="row-actions">
-                <button
-                  type="button"
-                  class="btn small primary"
-                  aria-label={`Approve pairing ${pairing.code}`}
-                  onClick={() => act(pairing, true)}
-                >
-                  Approve
-                </button>
-                <button
-                  type="button"
-                  class="btn small"
-                  aria-label={`Reject pairing ${pairing.code}`}
-                  onClick={() => act(pairing, false)}
-                >
-                  Reject
-                </button>
-              </div>
-            </li>
+            <PairingRequest
+              key={pairing.code}
+              pairing={pairing}
+              onAnswer={(approve) => act(pairing, approve)}
+            />
           ))}
         </ul>
       ) : null}
-      {approved.length ? (
-        <details class="approved-pairings">
-          <summary>Paired senders ({approved.length})</summary>
-          <ul class="rows">
-            {approved.map((pairing) => (
-              <li key={pairing.code} class="row">
-                <div class="row-main">
-                  <div class="row-title">{pairing.senderName || pairing.senderId}</div>
-                  <div class="row-meta">
-                    <Badge>{pairing.channel}</Badge>
-                    <span>chat {pairing.chatId}</span>
-                  </div>
-                </div>
-                <button
-                  type="button"
-                  class="btn small danger-outline"
-                  aria-label={`Remove ${pairing.senderName || pairing.senderId}`}
-                  onClick={() => act(pairing, false)}
-                >
-                  Remove
-                </button>
-              </li>
-            ))}
-          </ul>
-        </details>
-      ) : null}
+      <PairedSenders approved={approved} onRemove={(pairing) => act(pairing, false)} />
     </section>
   );
 }
@@ -198,7 +221,8 @@ export function ApprovalsPage() {
     <div class="page">
       <PageHeader title="Approvals" />
       <section class="section" aria-labelledby="pending-title">
-        <h2 id="pending-title">
+        {/* Focusable from script: focus lands here when the last answered card leaves (approval-card.tsx). */}
+        <h2 id="pending-title" tabIndex={-1}>
           Waiting for you {pending.length ? <Badge tone="warn">{pending.length}</Badge> : null}
         </h2>
         {pending.length === 0 ? (

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { pendingApprovals } from '../approvals';
 import {
   busySessions,
@@ -19,10 +19,9 @@ import { Composer, setDraft } from '../components/composer';
 import { Icon } from '../components/icons';
 import { AssistantMessage, UserMessage } from '../components/message-view';
 import { SessionList, sessionLabel } from '../components/session-list';
+import { useDrawer } from '../components/use-drawer';
+import { useStickToBottom } from '../components/use-stick-to-bottom';
 import { liveEpoch } from '../live';
-
-/** Distance from the bottom (px) within which the view counts as "at the bottom" and stays pinned. */
-const PIN_SLACK = 48;
 
 function InlineApprovals() {
   const session = openSession.value;
@@ -65,22 +64,60 @@ function Welcome() {
   );
 }
 
+/** The conversation's messages, the reply streaming in, and what else the owner should know about it. */
+function Conversation() {
+  const session = openSession.value;
+  const record = sessions.value.find((item) => item.id === session);
+  const list = items.value;
+  const turn = live.value;
+  const otherBusy = session !== null && busySessions.value.has(session) && turn?.session !== session;
+  return (
+    <>
+      {loading.value && !list.length ? (
+        <div class="loading-row">
+          <Spinner label="Loading conversation" />
+        </div>
+      ) : null}
+      <ErrorNote message={loadError.value} onRetry={reloadOpenSession} />
+      {!session && !list.length && !turn ? <Welcome /> : null}
+      {firstSeq.value > 1 ? (
+        <p class="consolidated-note">Earlier messages were consolidated into memory.</p>
+      ) : null}
+      <div class="messages" role="log" aria-label="Messages" aria-live="off">
+        {list.map((item) =>
+          item.kind === 'user' ? (
+            <UserMessage key={item.key} item={item} />
+          ) : (
+            <AssistantMessage key={item.key} item={item} />
+          ),
+        )}
+        {/* Same key as the finished item it becomes: its DOM is kept, nothing flashes at the end. */}
+        {turn && turn.session === session ? (
+          <AssistantMessage key={turn.item.key} item={turn.item} streaming />
+        ) : null}
+      </div>
+      <InlineApprovals />
+      {otherBusy ? (
+        <p class="muted busy-note">
+          <span class="spinner small" aria-hidden="true" /> Wren is replying on{' '}
+          {record?.channel ?? 'another channel'}…
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 /**
- * The conversation view. Scroll contract: while the owner is at the bottom, growing content (a streaming
- * reply, a new message) keeps the view pinned there; once they scroll up it stays where they put it and a
- * "Jump to latest" button appears. A ResizeObserver on the content catches every growth, including
- * images and code blocks that lay out late.
+ * The conversation view: the conversation list (a drawer below 1025 px, the page behind it inert while it
+ * is open), the open conversation kept pinned to its newest message, and the message box.
  */
 export function ChatPage({ param }: { param: string }) {
-  const [drawer, setDrawer] = useState(false);
-  const scroller = useRef<HTMLDivElement>(null);
-  const content = useRef<HTMLDivElement>(null);
-  const pinned = useRef(true);
-  const [atBottom, setAtBottom] = useState(true);
+  const drawer = useDrawer('(min-width: 1025px)');
+  const { scroller, content, atBottom, onScroll, jump, pin } = useStickToBottom();
 
   useEffect(() => {
     showSession(param || null);
-    pinned.current = true;
+    pin();
   }, [param]);
 
   useEffect(() => {
@@ -88,76 +125,39 @@ export function ChatPage({ param }: { param: string }) {
     if (liveEpoch.value > 0) reloadOpenSession();
   }, [liveEpoch.value]);
 
-  useEffect(() => {
-    const box = scroller.current;
-    const inner = content.current;
-    if (!box || !inner) return;
-    const observer = new ResizeObserver(() => {
-      if (pinned.current) box.scrollTop = box.scrollHeight;
-    });
-    observer.observe(inner);
-    return () => observer.disconnect();
-  }, []);
-
-  const onScroll = () => {
-    const box = scroller.current;
-    if (!box) return;
-    const bottom = box.scrollHeight - box.scrollTop - box.clientHeight <= PIN_SLACK;
-    pinned.current = bottom;
-    if (bottom !== atBottom) setAtBottom(bottom);
-  };
-
-  const jump = () => {
-    const box = scroller.current;
-    if (!box) return;
-    pinned.current = true;
-    setAtBottom(true);
-    box.scrollTo({ top: box.scrollHeight, behavior: 'smooth' });
-  };
-
-  useEffect(() => {
-    if (!drawer) return;
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') setDrawer(false);
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [drawer]);
-
   const session = openSession.value;
   const record = sessions.value.find((item) => item.id === session);
   const title = record ? sessionLabel(record) : session ? 'Conversation' : 'New chat';
-  const list = items.value;
-  const turn = live.value;
-  const otherBusy = session !== null && busySessions.value.has(session) && live.value?.session !== session;
   const elsewhere = live.value !== null && live.value.session !== session;
 
   return (
     <div class="chat-layout">
       <aside
-        class={`chat-sessions${drawer ? ' open' : ''}`}
+        class={`chat-sessions${drawer.open ? ' open' : ''}`}
         id="chat-sessions"
         aria-label="Conversations list"
+        ref={drawer.panel}
       >
-        <SessionList onPick={() => setDrawer(false)} />
+        <SessionList onPick={() => drawer.setOpen(false)} />
       </aside>
-      {drawer ? (
+      {drawer.open ? (
         <button
           type="button"
           class="scrim"
           aria-label="Close conversations"
-          onClick={() => setDrawer(false)}
+          onClick={() => drawer.setOpen(false)}
         />
       ) : null}
-      <section class="chat-main" aria-labelledby="chat-title">
+      <section class="chat-main" aria-labelledby="chat-title" inert={drawer.open}>
         <header class="chat-header">
           <button
+            ref={drawer.toggle}
             type="button"
             class="icon-btn chat-drawer-btn"
             aria-label="Conversations"
-            aria-expanded={drawer}
+            aria-expanded={drawer.open}
             aria-controls="chat-sessions"
-            onClick={() => setDrawer(!drawer)}
+            onClick={() => drawer.setOpen(!drawer.open)}
           >
             <Icon name="sidebar" size={20} />
           </button>
@@ -169,36 +169,7 @@ export function ChatPage({ param }: { param: string }) {
         </header>
         <div class="chat-scroll" ref={scroller} onScroll={onScroll}>
           <div class="chat-content" ref={content}>
-            {loading.value && !list.length ? (
-              <div class="loading-row">
-                <Spinner label="Loading conversation" />
-              </div>
-            ) : null}
-            <ErrorNote message={loadError.value} onRetry={reloadOpenSession} />
-            {!session && !list.length && !live.value ? <Welcome /> : null}
-            {firstSeq.value > 1 ? (
-              <p class="consolidated-note">Earlier messages were consolidated into memory.</p>
-            ) : null}
-            <div class="messages" role="log" aria-label="Messages" aria-live="off">
-              {list.map((item) =>
-                item.kind === 'user' ? (
-                  <UserMessage key={item.key} item={item} />
-                ) : (
-                  <AssistantMessage key={item.key} item={item} />
-                ),
-              )}
-              {/* Same key as the finished item it becomes: its DOM is kept, nothing flashes at the end. */}
-              {turn && turn.session === session ? (
-                <AssistantMessage key={turn.item.key} item={turn.item} streaming />
-              ) : null}
-            </div>
-            <InlineApprovals />
-            {otherBusy ? (
-              <p class="muted busy-note">
-                <span class="spinner small" aria-hidden="true" /> Wren is replying on{' '}
-                {record?.channel ?? 'another channel'}…
-              </p>
-            ) : null}
+            <Conversation />
           </div>
         </div>
         {!atBottom ? (

@@ -15,6 +15,27 @@ function merge(a: FeedItem[], b: FeedItem[]): FeedItem[] {
   return [...seen.values()].sort((x, y) => y.createdAt - x.createdAt || y.id - x.id);
 }
 
+function FeedEntry({ item }: { item: FeedItem }) {
+  return (
+    <li class={`feed-item${item.quiet ? ' quiet' : ''}${item.failed ? ' failed' : ''}`}>
+      <article aria-labelledby={`feed-${item.id}`}>
+        <header class="feed-head">
+          <h2 id={`feed-${item.id}`} class="feed-title">
+            {item.title}
+          </h2>
+          <Badge>{item.kind}</Badge>
+          {item.quiet ? <Badge tone="muted">quiet</Badge> : null}
+          {item.late ? <Badge tone="warn">late</Badge> : null}
+          {item.failed ? <Badge tone="bad">failed</Badge> : null}
+          <span class="spacer" />
+          <Time at={item.createdAt} />
+        </header>
+        {item.text ? <MarkdownView text={item.text} /> : null}
+      </article>
+    </li>
+  );
+}
+
 /**
  * Everything the scheduler produced (reminders, check-ins, heartbeats), newest first. Quiet entries (Wren
  * decided there was nothing worth sending: `quiet: true`) are dimmed and tagged. A live `feed` frame only
@@ -83,22 +104,7 @@ export function FeedPage() {
       {items?.length ? (
         <ol class="feed">
           {items.map((item) => (
-            <li key={item.id} class={`feed-item${item.quiet ? ' quiet' : ''}${item.failed ? ' failed' : ''}`}>
-              <article aria-labelledby={`feed-${item.id}`}>
-                <header class="feed-head">
-                  <h2 id={`feed-${item.id}`} class="feed-title">
-                    {item.title}
-                  </h2>
-                  <Badge>{item.kind}</Badge>
-                  {item.quiet ? <Badge tone="muted">quiet</Badge> : null}
-                  {item.late ? <Badge tone="warn">late</Badge> : null}
-                  {item.failed ? <Badge tone="bad">failed</Badge> : null}
-                  <span class="spacer" />
-                  <Time at={item.createdAt} />
-                </header>
-                {item.text ? <MarkdownView text={item.text} /> : null}
-              </article>
-            </li>
+            <FeedEntry key={item.id} item={item} />
           ))}
         </ol>
       ) : null}

@@ -23,15 +23,58 @@ window.addEventListener('beforeunload', (event) => {
   if (dirtyFile) event.preventDefault();
 });
 
-/** A plain monospace editor: Save (or Ctrl/Cmd+S) writes the whole file. */
-function FileEditor({ name, onSaved }: { name: string; onSaved: () => void }) {
+/** The file's name and purpose, whether it is saved, and the Save button. */
+function EditorHead({
+  name,
+  dirty,
+  savedAt,
+  busy,
+  loaded,
+  onSave,
+}: {
+  name: string;
+  dirty: boolean;
+  savedAt: number | null;
+  busy: boolean;
+  loaded: boolean;
+  onSave: () => void;
+}) {
+  return (
+    <div class="editor-head">
+      <h2 id="editor-title">
+        {name}
+        {dirty ? (
+          <span class="dirty-dot" title="Unsaved changes" aria-hidden="true">
+            •
+          </span>
+        ) : null}
+      </h2>
+      <span class="muted">{DESCRIPTIONS[name]}</span>
+      <span class="spacer" />
+      {/* Only the outcome of a save is announced; "Unsaved changes" is shown, not read out on every edit. */}
+      {dirty ? <span class="editor-state">Unsaved changes</span> : null}
+      <span class="editor-state" role="status">
+        {!dirty && savedAt ? 'Saved' : ''}
+      </span>
+      <button
+        type="button"
+        class={`btn ${dirty ? 'primary' : ''}`}
+        disabled={!loaded || busy}
+        onClick={onSave}
+        title="Save (Ctrl+S)"
+      >
+        {busy ? 'Saving…' : 'Save'}
+      </button>
+    </div>
+  );
+}
+
+/** The file as last read or saved (`saved`, null while loading) and the text being edited. */
+function useMemoryFileText(name: string) {
   const [saved, setSaved] = useState<string | null>(null);
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [savedAt, setSavedAt] = useState<number | null>(null);
-  const area = useRef<HTMLTextAreaElement>(null);
-  const dirty = saved !== null && text !== saved;
 
   useEffect(() => {
     let stale = false;
@@ -50,6 +93,16 @@ function FileEditor({ name, onSaved }: { name: string; onSaved: () => void }) {
       stale = true;
     };
   }, [name]);
+
+  return { saved, setSaved, text, setText, error, setError, savedAt, setSavedAt };
+}
+
+/** A plain monospace editor: Save (or Ctrl/Cmd+S) writes the whole file. */
+function FileEditor({ name, onSaved }: { name: string; onSaved: () => void }) {
+  const { saved, setSaved, text, setText, error, setError, savedAt, setSavedAt } = useMemoryFileText(name);
+  const [busy, setBusy] = useState(false);
+  const area = useRef<HTMLTextAreaElement>(null);
+  const dirty = saved !== null && text !== saved;
 
   useEffect(() => {
     dirtyFile = dirty ? name : null;
@@ -85,30 +138,14 @@ function FileEditor({ name, onSaved }: { name: string; onSaved: () => void }) {
   const id = 'memory-editor';
   return (
     <section class="editor" aria-labelledby="editor-title">
-      <div class="editor-head">
-        <h2 id="editor-title">
-          {name}
-          {dirty ? (
-            <span class="dirty-dot" title="Unsaved changes" aria-hidden="true">
-              •
-            </span>
-          ) : null}
-        </h2>
-        <span class="muted">{DESCRIPTIONS[name]}</span>
-        <span class="spacer" />
-        <span class="editor-state" role="status">
-          {dirty ? 'Unsaved changes' : savedAt ? 'Saved' : ''}
-        </span>
-        <button
-          type="button"
-          class={`btn ${dirty ? 'primary' : ''}`}
-          disabled={saved === null || busy}
-          onClick={save}
-          title="Save (Ctrl+S)"
-        >
-          {busy ? 'Saving…' : 'Save'}
-        </button>
-      </div>
+      <EditorHead
+        name={name}
+        dirty={dirty}
+        savedAt={savedAt}
+        busy={busy}
+        loaded={saved !== null}
+        onSave={save}
+      />
       <ErrorNote message={error} />
       {saved === null && !error ? <Loading /> : null}
       {saved !== null ? (

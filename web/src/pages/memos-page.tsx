@@ -78,6 +78,51 @@ function NewMemo({ onAdded }: { onAdded: () => void }) {
   );
 }
 
+function MemoEditForm({
+  memo,
+  label,
+  text,
+  error,
+  onInput,
+  onSubmit,
+  onDiscard,
+}: {
+  memo: Memo;
+  label: string;
+  text: string;
+  error: string | null;
+  onInput: (text: string) => void;
+  onSubmit: (event: Event) => void;
+  onDiscard: () => void;
+}) {
+  return (
+    <form class="row-form" onSubmit={onSubmit} aria-label={`Edit memo ${label}`}>
+      <label for={`memo-${memo.id}`} class="field-label">
+        Memo
+      </label>
+      <textarea
+        id={`memo-${memo.id}`}
+        rows={4}
+        value={text}
+        onInput={(event) => onInput(event.currentTarget.value)}
+      />
+      {error ? (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <div class="form-actions">
+        <button type="button" class="btn ghost" onClick={onDiscard}>
+          Discard
+        </button>
+        <button type="submit" class="btn primary" disabled={!text.trim()}>
+          Save
+        </button>
+      </div>
+    </form>
+  );
+}
+
 function MemoRow({ memo, onChanged }: { memo: Memo; onChanged: () => void }) {
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(memo.text);
@@ -109,30 +154,15 @@ function MemoRow({ memo, onChanged }: { memo: Memo; onChanged: () => void }) {
   if (editing) {
     return (
       <li class="row editing">
-        <form class="row-form" onSubmit={save} aria-label={`Edit memo ${label}`}>
-          <label for={`memo-${memo.id}`} class="field-label">
-            Memo
-          </label>
-          <textarea
-            id={`memo-${memo.id}`}
-            rows={4}
-            value={text}
-            onInput={(event) => setText(event.currentTarget.value)}
-          />
-          {error ? (
-            <p class="field-error" role="alert">
-              {error}
-            </p>
-          ) : null}
-          <div class="form-actions">
-            <button type="button" class="btn ghost" onClick={() => setEditing(false)}>
-              Discard
-            </button>
-            <button type="submit" class="btn primary" disabled={!text.trim()}>
-              Save
-            </button>
-          </div>
-        </form>
+        <MemoEditForm
+          memo={memo}
+          label={label}
+          text={text}
+          error={error}
+          onInput={setText}
+          onSubmit={save}
+          onDiscard={() => setEditing(false)}
+        />
       </li>
     );
   }

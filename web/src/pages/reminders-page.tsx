@@ -25,6 +25,24 @@ function ModeSelect({
   );
 }
 
+/** What the last submit did: the server's reading of the time, or why it refused. */
+function Outcome({ error, done }: { error: string | null; done: string | null }) {
+  return (
+    <>
+      {error ? (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {done ? (
+        <p class="field-ok" role="status">
+          {done}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 /** The create form: text, when (as people write it), mode. Shows the server's reading of `when`. */
 function NewReminder({ onAdded }: { onAdded: () => void }) {
   const [text, setText] = useState('');
@@ -94,16 +112,7 @@ function NewReminder({ onAdded }: { onAdded: () => void }) {
       <p id="reminder-when-hint" class="hint">
         Write it as you would say it: {WHEN_HINT}. “Let Wren act” runs the text as a task with tools.
       </p>
-      {error ? (
-        <p class="field-error" role="alert">
-          {error}
-        </p>
-      ) : null}
-      {done ? (
-        <p class="field-ok" role="status">
-          {done}
-        </p>
-      ) : null}
+      <Outcome error={error} done={done} />
       <div class="form-actions">
         <button type="submit" class="btn primary" disabled={busy || !text.trim() || !when.trim()}>
           {busy ? 'Adding…' : 'Add reminder'}
@@ -138,16 +147,8 @@ function schedule(reminder: Reminder, now: number) {
   );
 }
 
-function ReminderRow({
-  reminder,
-  onChanged,
-  now,
-}: {
-  reminder: Reminder;
-  onChanged: () => void;
-  now: number;
-}) {
-  const [editing, setEditing] = useState(false);
+/** The edit of one reminder: kept while the row lives, so Discard and Edit again shows it as it was left. */
+function useReminderEdit(reminder: Reminder, onSaved: () => void) {
   const [text, setText] = useState(reminder.text);
   const [when, setWhen] = useState('');
   const [mode, setMode] = useState<ReminderMode>(reminder.mode);
@@ -165,14 +166,89 @@ function ReminderRow({
         ...(mode !== reminder.mode ? { mode } : {}),
       });
       if (answer.description) toast(`Rescheduled: ${answer.description}`);
-      setEditing(false);
-      onChanged();
+      onSaved();
     } catch (failure) {
       setError(errorText(failure));
     } finally {
       setBusy(false);
     }
   };
+
+  return { text, setText, when, setWhen, mode, setMode, error, busy, save };
+}
+
+function ReminderEditForm({
+  reminder,
+  edit,
+  onDiscard,
+}: {
+  reminder: Reminder;
+  edit: ReturnType<typeof useReminderEdit>;
+  onDiscard: () => void;
+}) {
+  const prefix = `reminder-${reminder.id}`;
+  return (
+    <form class="row-form" onSubmit={edit.save} aria-label={`Edit reminder ${reminder.text}`}>
+      <div class="field-row">
+        <div class="field grow">
+          <label for={`${prefix}-text`} class="field-label">
+            Reminder
+          </label>
+          <input
+            id={`${prefix}-text`}
+            value={edit.text}
+            onInput={(event) => edit.setText(event.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for={`${prefix}-when`} class="field-label">
+            New time
+          </label>
+          <input
+            id={`${prefix}-when`}
+            value={edit.when}
+            placeholder="unchanged"
+            onInput={(event) => edit.setWhen(event.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for={`${prefix}-mode`} class="field-label">
+            Mode
+          </label>
+          <ModeSelect id={`${prefix}-mode`} value={edit.mode} onChange={edit.setMode} />
+        </div>
+      </div>
+      {edit.error ? (
+        <p class="field-error" role="alert">
+          {edit.error}
+        </p>
+      ) : null}
+      <div class="form-actions">
+        <button type="button" class="btn ghost" onClick={onDiscard}>
+          Discard
+        </button>
+        <button type="submit" class="btn primary" disabled={edit.busy}>
+          Save
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function ReminderRow({
+  reminder,
+  onChanged,
+  now,
+}: {
+  reminder: Reminder;
+  onChanged: () => void;
+  now: number;
+}) {
+  const [editing, setEditing] = useState(false);
+  const edit = useReminderEdit(reminder, () => {
+    setEditing(false);
+    onChanged();
+  });
 
   const cancel = async () => {
     try {
@@ -185,53 +261,9 @@ function ReminderRow({
   };
 
   if (editing) {
-    const prefix = `reminder-${reminder.id}`;
     return (
       <li class="row editing">
-        <form class="row-form" onSubmit={save} aria-label={`Edit reminder ${reminder.text}`}>
-          <div class="field-row">
-            <div class="field grow">
-              <label for={`${prefix}-text`} class="field-label">
-                Reminder
-              </label>
-              <input
-                id={`${prefix}-text`}
-                value={text}
-                onInput={(event) => setText(event.currentTarget.value)}
-              />
-            </div>
-            <div class="field">
-              <label for={`${prefix}-when`} class="field-label">
-                New time
-              </label>
-              <input
-                id={`${prefix}-when`}
-                value={when}
-                placeholder="unchanged"
-                onInput={(event) => setWhen(event.currentTarget.value)}
-              />
-            </div>
-            <div class="field">
-              <label for={`${prefix}-mode`} class="field-label">
-                Mode
-              </label>
-              <ModeSelect id={`${prefix}-mode`} value={mode} onChange={setMode} />
-            </div>
-          </div>
-          {error ? (
-            <p class="field-error" role="alert">
-              {error}
-            </p>
-          ) : null}
-          <div class="form-actions">
-            <button type="button" class="btn ghost" onClick={() => setEditing(false)}>
-              Discard
-            </button>
-            <button type="submit" class="btn primary" disabled={busy}>
-              Save
-            </button>
-          </div>
-        </form>
+        <ReminderEditForm reminder={reminder} edit={edit} onDiscard={() => setEditing(false)} />
       </li>
     );
   }

@@ -164,8 +164,8 @@ function NewTask({ onAdded }: { onAdded: () => void }) {
   );
 }
 
-function TaskRow({ task, onChanged }: { task: Task; onChanged: () => void }) {
-  const [editing, setEditing] = useState(false);
+/** The edit of one task: kept while the row lives, so Discard and Edit again shows it as it was left. */
+function useTaskEdit(task: Task, onSaved: () => void) {
   const [draft, set] = useDraft({
     title: task.title,
     notes: task.notes,
@@ -173,15 +173,6 @@ function TaskRow({ task, onChanged }: { task: Task; onChanged: () => void }) {
     priority: task.priority,
   });
   const [error, setError] = useState<string | null>(null);
-
-  const toggle = async () => {
-    try {
-      await updateTask(task.id, { status: task.status === 'done' ? 'open' : 'done' });
-      onChanged();
-    } catch (failure) {
-      toast(errorText(failure), 'error');
-    }
-  };
 
   const save = async (event: Event) => {
     event.preventDefault();
@@ -193,10 +184,57 @@ function TaskRow({ task, onChanged }: { task: Task; onChanged: () => void }) {
         due: draft.due.trim() || null,
         priority: draft.priority,
       });
-      setEditing(false);
-      onChanged();
+      onSaved();
     } catch (failure) {
       setError(errorText(failure));
+    }
+  };
+
+  return { draft, set, error, save };
+}
+
+function TaskEditForm({
+  task,
+  edit,
+  onDiscard,
+}: {
+  task: Task;
+  edit: ReturnType<typeof useTaskEdit>;
+  onDiscard: () => void;
+}) {
+  return (
+    <form class="row-form" onSubmit={edit.save} aria-label={`Edit task ${task.title}`}>
+      <TaskFields prefix={`task-${task.id}`} {...edit.draft} set={edit.set} />
+      {edit.error ? (
+        <p class="field-error" role="alert">
+          {edit.error}
+        </p>
+      ) : null}
+      <div class="form-actions">
+        <button type="button" class="btn ghost" onClick={onDiscard}>
+          Discard
+        </button>
+        <button type="submit" class="btn primary">
+          Save
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function TaskRow({ task, onChanged }: { task: Task; onChanged: () => void }) {
+  const [editing, setEditing] = useState(false);
+  const edit = useTaskEdit(task, () => {
+    setEditing(false);
+    onChanged();
+  });
+
+  const toggle = async () => {
+    try {
+      await updateTask(task.id, { status: task.status === 'done' ? 'open' : 'done' });
+      onChanged();
+    } catch (failure) {
+      toast(errorText(failure), 'error');
     }
   };
 
@@ -213,22 +251,7 @@ function TaskRow({ task, onChanged }: { task: Task; onChanged: () => void }) {
   if (editing) {
     return (
       <li class="row editing">
-        <form class="row-form" onSubmit={save} aria-label={`Edit task ${task.title}`}>
-          <TaskFields prefix={`task-${task.id}`} {...draft} set={set} />
-          {error ? (
-            <p class="field-error" role="alert">
-              {error}
-            </p>
-          ) : null}
-          <div class="form-actions">
-            <button type="button" class="btn ghost" onClick={() => setEditing(false)}>
-              Discard
-            </button>
-            <button type="submit" class="btn primary">
-              Save
-            </button>
-          </div>
-        </form>
+        <TaskEditForm task={task} edit={edit} onDiscard={() => setEditing(false)} />
       </li>
     );
   }

@@ -1,0 +1,85 @@
+import { useState } from 'preact/hooks';
+import { createGoal } from '../../api';
+import { errorText } from '../../state';
+import type { GoalDetail } from '../../types';
+
+export function NewGoalForm({ onAdded }: { onAdded: (goal: GoalDetail) => void }) {
+  const [title, setTitle] = useState('');
+  const [why, setWhy] = useState('');
+  const [dueDate, setDueDate] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (!title.trim()) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const goal = await createGoal({
+        title: title.trim(),
+        ...(why.trim() ? { why: why.trim() } : {}),
+        ...(dueDate ? { dueDate } : {}),
+      });
+      setTitle('');
+      setWhy('');
+      setDueDate('');
+      onAdded(goal);
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card form-card" onSubmit={submit} aria-labelledby="new-goal-title">
+      <h2 id="new-goal-title">New goal</h2>
+      <div class="field-row">
+        <div class="field grow">
+          <label for="goal-title" class="field-label">
+            Goal
+          </label>
+          <input
+            id="goal-title"
+            value={title}
+            maxLength={200}
+            placeholder="Run a half marathon"
+            onInput={(event) => setTitle(event.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="goal-due" class="field-label">
+            Due date
+          </label>
+          <input
+            id="goal-due"
+            type="date"
+            value={dueDate}
+            onInput={(event) => setDueDate(event.currentTarget.value)}
+          />
+        </div>
+      </div>
+      <div class="field">
+        <label for="goal-why" class="field-label">
+          Why (optional)
+        </label>
+        <textarea
+          id="goal-why"
+          rows={2}
+          value={why}
+          maxLength={2000}
+          onInput={(event) => setWhy(event.currentTarget.value)}
+        />
+      </div>
+      {error ? (
+        <p class="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <div class="form-actions">
+        <button type="submit" class="btn primary" disabled={busy || !title.trim()}>
+          Add goal
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,138 @@
+import { useEffect, useState } from 'preact/hooks';
+import { getSettings, updateSettings } from '../../api';
+import { ErrorNote, Loading } from '../../components/common';
+import { liveEpoch } from '../../live';
+import { errorText } from '../../state';
+import type { Settings } from '../../types';
+import { type Field, SelectSetting, TextSetting } from './setting-fields';
+
+/** config.yaml's everyday settings, the text being edited of each, and saving one field at a time. */
+function usePreferences() {
+  const [settings, setSettings] = useState<Settings | null>(null);
+  const [draft, setDraft] = useState<Record<Field, string>>({
+    proactivity: '',
+    quietHours: '',
+    gateMode: '',
+    timezone: '',
+  });
+  const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
+  const [saving, setSaving] = useState<Field | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+
+  const adopt = (value: Settings) => {
+    setSettings(value);
+    setDraft({
+      proactivity: value.proactivity,
+      quietHours: value.quietHours ?? '',
+      gateMode: value.gateMode,
+      timezone: value.timezone ?? '',
+    });
+  };
+
+  const load = () =>
+    getSettings().then(
+      (value) => {
+        adopt(value);
+        setLoadError(null);
+      },
+      (failure) => setLoadError(errorText(failure)),
+    );
+  useEffect(() => {
+    void load();
+  }, [liveEpoch.value]);
+
+  const save = async (field: Field, raw: string) => {
+    setSaving(field);
+    setErrors((current) => ({ ...current, [field]: undefined }));
+    const value = raw.trim();
+    try {
+      const next = await updateSettings({
+        [field]: field === 'quietHours' || field === 'timezone' ? value || null : value,
+      } as Partial<Settings>);
+      adopt(next);
+    } catch (failure) {
+      setErrors((current) => ({ ...current, [field]: errorText(failure) }));
+    } finally {
+      setSaving(null);
+    }
+  };
+
+  return { settings, draft, setDraft, errors, saving, loadError, load, save };
+}
+
+/**
+ * The everyday settings (config.yaml). Each field saves on its own, so the server's 400 message (the
+ * validator reads the whole file) is shown next to the field that caused it.
+ */
+export function PreferencesSection() {
+  const { settings, draft, setDraft, errors, saving, loadError, load, save } = usePreferences();
+  if (!settings) {
+    return (
+      <section class="section" aria-labelledby="prefs-title">
+        <h2 id="prefs-title">Preferences</h2>
+        <ErrorNote message={loadError} onRetry={load} />
+        {!loadError ? <Loading /> : null}
+      </section>
+    );
+  }
+
+  const select = (field: 'proactivity' | 'gateMode') => ({
+    field,
+    value: draft[field],
+    saving: saving === field,
+    error: errors[field],
+    onChange: (value: string) => save(field, value),
+  });
+  const text = (field: 'quietHours' | 'timezone') => ({
+    field,
+    value: draft[field],
+    changed:
+      draft[field].trim() !== (field === 'quietHours' ? (settings.quietHours ?? '') : settings.timezone),
+    saving: saving === field,
+    error: errors[field],
+    onInput: (value: string) => setDraft({ ...draft, [field]: value }),
+    onSave: () => void save(field, draft[field]),
+  });
+
+  return (
+    <section class="section" aria-labelledby="prefs-title">
+      <h2 id="prefs-title">Preferences</h2>
+      {settings.configError ? (
+        <ErrorNote
+          message={`config.yaml has a problem, so these are the settings in force: ${settings.configError}`}
+        />
+      ) : null}
+      <SelectSetting
+        {...select('proactivity')}
+        label="Proactivity"
+        hint="How readily Wren works on goals and speaks up on its own."
+      >
+        <option value="off">Off — only what you schedule</option>
+        <option value="low">Low</option>
+        <option value="default">Default</option>
+        <option value="high">High — checks in often</option>
+      </SelectSetting>
+      <TextSetting
+        {...text('quietHours')}
+        label="Quiet hours"
+        placeholder="22:30-07:00"
+        hint="HH:MM-HH:MM. Wren holds its own check-ins until they end (your reminders still ring). Empty: none."
+      />
+      <SelectSetting
+        {...select('gateMode')}
+        label="Approval mode"
+        hint="When Wren must ask before it runs a tool."
+      >
+        <option value="ask">Ask — for sensitive and dangerous calls</option>
+        <option value="strict">Strict — ask from moderate calls up</option>
+        <option value="auto">Auto — never ask</option>
+      </SelectSetting>
+      <TextSetting
+        {...text('timezone')}
+        label="Time zone"
+        placeholder="Europe/Berlin"
+        hint="An IANA zone name; reminders and quiet hours are read in it. Empty: the system’s."
+      />
+    </section>
+  );
+}

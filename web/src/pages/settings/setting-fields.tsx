@@ -1,0 +1,116 @@
+import type { ComponentChildren } from 'preact';
+import type { Settings } from '../../types';
+
+/** A field of config.yaml the Preferences section edits; ids and hints are derived from its name. */
+export type Field = keyof Omit<Settings, 'configError'>;
+
+function FieldError({ field, error }: { field: Field; error: string | undefined }) {
+  return error ? (
+    <p id={`${field}-error`} class="field-error" role="alert">
+      {error}
+    </p>
+  ) : null;
+}
+
+/** A choice that saves as soon as it changes. */
+export function SelectSetting({
+  field,
+  label,
+  hint,
+  value,
+  saving,
+  error,
+  onChange,
+  children,
+}: {
+  field: Field;
+  label: string;
+  hint: string;
+  value: string;
+  saving: boolean;
+  error: string | undefined;
+  onChange: (value: string) => void;
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="setting">
+      <label for={`setting-${field}`} class="field-label">
+        {label}
+      </label>
+      <select
+        id={`setting-${field}`}
+        value={value}
+        disabled={saving}
+        aria-describedby={`${field}-hint`}
+        onChange={(event) => onChange(event.currentTarget.value)}
+      >
+        {children}
+      </select>
+      <p id={`${field}-hint`} class="hint">
+        {hint}
+      </p>
+      <FieldError field={field} error={error} />
+    </div>
+  );
+}
+
+/** A text that saves with its own Save button (or Enter), enabled only when the text differs. */
+export function TextSetting({
+  field,
+  label,
+  placeholder,
+  hint,
+  value,
+  changed,
+  saving,
+  error,
+  onInput,
+  onSave,
+}: {
+  field: Field;
+  label: string;
+  placeholder: string;
+  hint: string;
+  value: string;
+  changed: boolean;
+  saving: boolean;
+  error: string | undefined;
+  onInput: (value: string) => void;
+  onSave: () => void;
+}) {
+  return (
+    <form
+      class="setting"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSave();
+      }}
+    >
+      <label for={`setting-${field}`} class="field-label">
+        {label}
+      </label>
+      <div class="inline-form">
+        <input
+          id={`setting-${field}`}
+          value={value}
+          placeholder={placeholder}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={`${field}-hint${error ? ` ${field}-error` : ''}`}
+          onInput={(event) => onInput(event.currentTarget.value)}
+        />
+        <button
+          type="submit"
+          class="btn"
+          disabled={!changed || saving}
+          aria-label={`Save ${label.toLowerCase()}`}
+        >
+          Save
+        </button>
+      </div>
+      <p id={`${field}-hint`} class="hint">
+        {hint}
+      </p>
+      <FieldError field={field} error={error} />
+    </form>
+  );
+}
