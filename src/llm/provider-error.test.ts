@@ -31,6 +31,12 @@ const endpoint: EndpointConfig = {
   headers: { Authorization: 'Bearer other-token-999', 'X-Title': 'Wren' },
 };
 
+const GEMINI: EndpointConfig = {
+  ...endpoint,
+  protocol: 'gemini',
+  baseUrl: 'https://generativelanguage.googleapis.com/v1beta',
+};
+
 function apiCallError(
   statusCode: number | undefined,
   body = '',
@@ -99,6 +105,42 @@ describe('toEndpointError', () => {
     const date = new Date(NOW + 90_000).toUTCString();
     const error = httpError(endpoint, 429, '', { 'Retry-After': date }, NOW - 10_000);
     expect(error.retryDelayMs(NOW)).toBe(90_000);
+  });
+
+  it("takes a Gemini 429's wait from RetryInfo, and a Retry-After header before it", () => {
+    const body = JSON.stringify({
+      error: {
+        code: 429,
+        message: 'You exceeded your current quota.',
+        status: 'RESOURCE_EXHAUSTED',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '21.2s' }],
+      },
+    });
+    const error = toEndpointError(apiCallError(429, body), GEMINI, NOW) as ProviderError;
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 21_200, retryAfter: undefined });
+    expect(error.retryDelayMs(NOW + 5_000)).toBe(21_200);
+    expect(error.bodyExcerpt).toBe('RESOURCE_EXHAUSTED: You exceeded your current quota.');
+    expect(error.message).toContain('The provider asks to wait 22 s.');
+    expect(failureAction(error)).toBe('cooldown');
+    const both = toEndpointError(apiCallError(429, body, { 'retry-after': '3' }), GEMINI, NOW);
+    expect(both).toMatchObject({ retryAfterMs: 3_000 });
+  });
+
+  it("treats Gemini's 400 API_KEY_INVALID as a rejected key and names GEMINI_API_KEY", () => {
+    const body = JSON.stringify({
+      error: {
+        code: 400,
+        message: 'API key not valid. Please pass a valid API key.',
+        status: 'INVALID_ARGUMENT',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID' }],
+      },
+    });
+    const error = toEndpointError(apiCallError(400, body), GEMINI, NOW);
+    expect(error.message).toContain('rejected the API key (HTTP 400)');
+    expect(error.message).toContain('(usually GEMINI_API_KEY)');
+    expect(failureAction(error)).toBe('fatal');
+    const other = toEndpointError(apiCallError(400, body.replace('API_KEY_INVALID', 'OTHER')), GEMINI, NOW);
+    expect(other.message).toContain('refused the request (HTTP 400)');
   });
 
   it('names the env var to check on 401 and never shows the key the server echoed', () => {

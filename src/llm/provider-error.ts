@@ -4,6 +4,7 @@
  * message that tells the user what to do next; neither ever contains the endpoint's api key.
  */
 import type { EndpointConfig } from './endpoint.js';
+import { googleErrorDetails } from './google-error-details.js';
 import { findProviderPresetByBaseUrl } from './provider-presets.js';
 
 const EXCERPT_LENGTH = 300;
@@ -19,7 +20,10 @@ export class ProviderError extends Error {
   readonly endpoint: string;
   /** Start of the response body, whitespace collapsed, secrets redacted. */
   readonly bodyExcerpt: string;
-  /** From `Retry-After` (seconds or HTTP date) or `retry-after-ms`, relative to when the error was built. */
+  /**
+   * From `Retry-After` (seconds or HTTP date) or `retry-after-ms`, else from a Google `RetryInfo.retryDelay`
+   * in the body; relative to when the error was built.
+   */
   readonly retryAfterMs?: number;
   /** The raw `Retry-After` value, so a caller with its own clock can resolve an HTTP date itself. */
   readonly retryAfter?: string;
@@ -160,7 +164,11 @@ export function toEndpointError(
   });
 }
 
-/** Builds the `ProviderError` for an HTTP status and response headers, with advice that fits the status. */
+/**
+ * Builds the `ProviderError` for an HTTP status, response body and headers, with advice that fits the status.
+ * The wait comes from the headers, else from a Google `RetryInfo` detail; Google's `API_KEY_INVALID` (sent
+ * with 400) counts as a rejected key like 401/403.
+ */
 export function httpError(
   endpoint: EndpointConfig,
   status: number,
@@ -170,11 +178,13 @@ export function httpError(
   cause?: unknown,
 ): ProviderError {
   const excerpt = bodyExcerpt(body, endpointSecrets(endpoint));
-  const retryAfterMs = parseRetryAfter(headers, now);
+  const google = googleErrorDetails(body);
+  const retryAfterMs = parseRetryAfter(headers, now) ?? google.retryDelayMs;
   const retryAfter = headers
     ? Object.entries(headers).find(([key]) => key.toLowerCase() === 'retry-after')?.[1]
     : undefined;
-  const message = httpMessage(endpoint, status, excerpt, retryAfterMs);
+  const keyRejected = status === 401 || status === 403 || google.reasons.includes('API_KEY_INVALID');
+  const message = httpMessage({ endpoint, status, excerpt, retryAfterMs, keyRejected });
   return new ProviderError({
     message,
     status,
@@ -203,15 +213,17 @@ export function networkError(
   return new NetworkError({ message: advice[reason], reason, endpoint: endpoint.name, cause });
 }
 
-function httpMessage(
-  endpoint: EndpointConfig,
-  status: number,
-  excerpt: string,
-  retryAfterMs?: number,
-): string {
+function httpMessage(options: {
+  endpoint: EndpointConfig;
+  status: number;
+  excerpt: string;
+  retryAfterMs: number | undefined;
+  keyRejected: boolean;
+}): string {
+  const { endpoint, status, excerpt, retryAfterMs } = options;
   const who = `Endpoint "${endpoint.name}" (model "${endpoint.model}")`;
   const detail = excerpt ? `: ${excerpt}` : '.';
-  if (status === 401 || status === 403) {
+  if (options.keyRejected) {
     const env = findProviderPresetByBaseUrl(endpoint.baseUrl)?.apiKeyEnv;
     const hint = env ? ` (usually ${env})` : '';
     return `${who} rejected the API key (HTTP ${status})${detail} Check the api_key of endpoint "${endpoint.name}" in config.yaml and the environment variable it names${hint}.`;
@@ -233,12 +245,15 @@ function httpMessage(
 function bodyExcerpt(body: string, secrets: readonly string[]): string {
   let text = body;
   try {
-    const parsed = asRecord(JSON.parse(body));
+    const json: unknown = JSON.parse(body);
+    // A Gemini stream without `alt=sse` wraps its error in a one-element array.
+    const parsed = asRecord(Array.isArray(json) ? json[0] : json);
     const inner = asRecord(parsed?.error) ?? parsed;
     const message = inner?.message ?? (typeof parsed?.error === 'string' ? parsed.error : undefined);
     if (typeof message === 'string') {
-      const type = typeof inner?.type === 'string' ? `${inner.type}: ` : '';
-      text = type + message;
+      // OpenAI and Anthropic name an error `type`; Google names its gRPC `status` (RESOURCE_EXHAUSTED …).
+      const kind = typeof inner?.type === 'string' ? inner.type : inner?.status;
+      text = (typeof kind === 'string' ? `${kind}: ` : '') + message;
     }
   } catch {
     // Not JSON: keep the raw text.

@@ -8,6 +8,7 @@ import { createDeadline } from './create-deadline.js';
 import { createLanguageModel } from './create-language-model.js';
 import type { EndpointConfig } from './endpoint.js';
 import { networkError, toEndpointError } from './provider-error.js';
+import { stopErrorMessage } from './stop-error-message.js';
 import { toLanguageModelPrompt, toLanguageModelTools } from './to-language-model-prompt.js';
 import type { ModelEvent, ModelRequest, ModelResult, StopReason, ToolCall, Usage } from './types.js';
 
@@ -28,7 +29,8 @@ interface StreamState {
 /**
  * One model call against one endpoint over its wire protocol (OpenAI chat-completions, Anthropic messages or
  * Gemini), streamed: `text-delta` and `tool-call` events, then one `done` when the provider finished
- * normally (stopReason `stop`, `tool_calls`, `length`, or `error` for a content-filter stop).
+ * normally (stopReason `stop`, `tool_calls`, `length`, or `error` for a content-filter stop or a prompt the
+ * provider blocked, with a message naming the reason).
  *
  * Low-level contract (the endpoint pool builds the never-throwing `ChatModel` on top of it):
  * - throws `ProviderError` when the provider refuses (HTTP error status or an error event in the stream),
@@ -111,12 +113,7 @@ function toResult(state: StreamState, finish: FinishPart | undefined): ModelResu
     stopReason,
     usage: mapUsage(finish?.usage),
   };
-  if (stopReason === 'error') {
-    result.errorMessage =
-      finish?.finishReason.unified === 'content-filter'
-        ? "The provider's content filter stopped the reply. Rephrase the request or use another model."
-        : `The provider ended the reply with an error (finish reason "${finish?.finishReason.raw ?? 'unknown'}").`;
-  }
+  if (stopReason === 'error') result.errorMessage = stopErrorMessage(finish);
   return result;
 }
 

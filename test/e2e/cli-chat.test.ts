@@ -6,6 +6,7 @@ import { cliEnv, makeHome, runCli } from '../support/wren-home.js';
 
 let llm: FakeLlmServer;
 const KEY = 'sk-test-SECRET-1234567890';
+const PROTOCOLS = ['openai', 'anthropic', 'gemini'] as const;
 
 const config = (protocol: 'openai' | 'anthropic' | 'gemini' = 'openai') => `
 models:
@@ -51,24 +52,31 @@ describe('wren chat -m', () => {
     });
   }
 
-  it('prints JSON with reply, session and usage, and continues a session', async () => {
-    const home = makeHome(config());
-    llm.script({ text: 'first answer', usage: { input: 120, output: 7 } }, { text: 'second answer' });
-    const first = await runCli(['chat', '-m', 'remember the word kiwi', '--json'], env(home));
-    expect(first.code).toBe(0);
-    const body = JSON.parse(first.stdout) as {
-      reply: string;
-      session: string;
-      usage: { inputTokens: number; outputTokens: number };
-    };
-    expect(body.reply).toBe('first answer');
-    expect(body.usage).toMatchObject({ inputTokens: 120, outputTokens: 7 });
-    const second = await runCli(['chat', '-m', 'what word?', '--session', body.session, '--json'], env(home));
-    expect(JSON.parse(second.stdout)).toMatchObject({ reply: 'second answer', session: body.session });
-    const sent = JSON.stringify(llm.lastRequest?.body.messages);
-    expect(sent).toContain('remember the word kiwi');
-    expect(sent).toContain('first answer');
-  });
+  it.each(PROTOCOLS)(
+    'prints JSON with reply, session and usage, and continues a session (%s)',
+    async (protocol) => {
+      const home = makeHome(config(protocol));
+      llm.script({ text: 'first answer', usage: { input: 120, output: 7 } }, { text: 'second answer' });
+      const first = await runCli(['chat', '-m', 'remember the word kiwi', '--json'], env(home, protocol));
+      expect(first.code).toBe(0);
+      const body = JSON.parse(first.stdout) as {
+        reply: string;
+        session: string;
+        usage: { inputTokens: number; outputTokens: number };
+      };
+      expect(body.reply).toBe('first answer');
+      expect(body.usage).toMatchObject({ inputTokens: 120, outputTokens: 7 });
+      const second = await runCli(
+        ['chat', '-m', 'what word?', '--session', body.session, '--json'],
+        env(home, protocol),
+      );
+      expect(JSON.parse(second.stdout)).toMatchObject({ reply: 'second answer', session: body.session });
+      const sent = JSON.stringify(llm.lastRequest?.body);
+      expect(sent).toContain('remember the word kiwi');
+      expect(sent).toContain('first answer');
+    },
+    40_000, // two runs of the CLI
+  );
 
   // Gemini's wire carries arguments as a JSON object, not text: such a call cannot even be encoded there.
   for (const protocol of ['openai', 'anthropic'] as const) {
@@ -84,30 +92,49 @@ describe('wren chat -m', () => {
     });
   }
 
-  it('runs a tool round trip against the workspace', async () => {
-    const home = makeHome(config());
-    const first = await runCli(['chat', '-m', 'warm up'], env(home));
-    expect(first.code).toBe(0);
-    writeFileSync(join(home, 'workspace', 'plan.md'), 'Buy oat milk on Tuesday.');
-    llm.script(
-      { toolCalls: [{ name: 'read_file', arguments: { path: 'plan.md' } }] },
-      { text: 'You plan to buy oat milk.' },
-    );
-    const result = await runCli(['chat', '-m', 'what is in plan.md?'], env(home));
-    expect(result.stdout).toBe('You plan to buy oat milk.\n');
-    expect(JSON.stringify(llm.lastRequest?.body.messages)).toContain('Buy oat milk on Tuesday.');
-  });
+  it.each(PROTOCOLS)(
+    'runs a tool round trip against the workspace (%s)',
+    async (protocol) => {
+      const home = makeHome(config(protocol));
+      const first = await runCli(['chat', '-m', 'warm up'], env(home, protocol));
+      expect(first.code).toBe(0);
+      writeFileSync(join(home, 'workspace', 'plan.md'), 'Buy oat milk on Tuesday.');
+      llm.script(
+        { toolCalls: [{ name: 'read_file', arguments: { path: 'plan.md' } }] },
+        { text: 'You plan to buy oat milk.' },
+      );
+      const result = await runCli(['chat', '-m', 'what is in plan.md?'], env(home, protocol));
+      expect(result.stdout).toBe('You plan to buy oat milk.\n');
+      expect(JSON.stringify(llm.lastRequest?.body)).toContain('Buy oat milk on Tuesday.');
+    },
+    40_000,
+  ); // two runs of the CLI
 
-  it('fails with exit 1 and one line naming the problem, never the key', async () => {
-    const home = makeHome(config(), '');
-    const result = await runCli(
-      ['chat', '-m', 'hi'],
-      cliEnv(home, { FAKE_BASE: llm.baseUrls.openai, TEST_KEY: 'sk-wrong-key-ABCDEF' }),
-    );
+  it.each(PROTOCOLS)(
+    'fails with exit 1 and one line naming the problem, never the key (%s)',
+    async (protocol) => {
+      const home = makeHome(config(protocol), '');
+      const result = await runCli(
+        ['chat', '-m', 'hi'],
+        cliEnv(home, { FAKE_BASE: llm.baseUrls[protocol], TEST_KEY: 'sk-wrong-key-ABCDEF' }),
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toContain('rejected the API key');
+      expect(result.stderr + result.stdout).not.toContain('sk-wrong-key-ABCDEF');
+    },
+  );
+
+  it('tells the owner when Gemini blocks the prompt, in one line, exit 1', async () => {
+    const home = makeHome(config('gemini'));
+    llm.script({ blockReason: 'PROHIBITED_CONTENT' });
+    const result = await runCli(['chat', '-m', 'something Gemini refuses'], env(home, 'gemini'));
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(/401|key/i);
-    expect(result.stderr + result.stdout).not.toContain('sk-wrong-key-ABCDEF');
+    expect(result.stderr).toContain(
+      'blocked the request before answering (block reason "PROHIBITED_CONTENT"',
+    );
+    expect(result.stderr).toContain('Rephrase the request or use another model.');
   });
 
   it('stops with exit 2 and the key path on an invalid config', async () => {

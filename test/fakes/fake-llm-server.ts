@@ -14,7 +14,8 @@
  * Routes (matched by path suffix, so any prefix such as `/v1` or `/v1beta/openai` works):
  * - `POST …/chat/completions` — OpenAI (JSON, or SSE with `stream: true`; usage chunk with `stream_options.include_usage`)
  * - `POST …/messages` — Anthropic (JSON, or SSE message_start … message_stop with tool_use / input_json_delta)
- * - `POST …/models/{model}:generateContent` and `:streamGenerateContent?alt=sse` — Gemini
+ * - `POST …/models/{model}:generateContent` and `:streamGenerateContent` — Gemini (SSE with `?alt=sse`, else a
+ *   JSON array; requests Gemini would refuse get its 400, see fake-gemini-checks.ts)
  * - `GET /v1/models`, `/v1beta/openai/models`, `/models` (OpenAI list), `GET /v1beta/models` (Gemini list) and
  *   `GET /api/tags` (Ollama), for probing.
  * Only model calls are recorded in `requests`.
@@ -22,17 +23,19 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { EndpointConfig } from '../../src/llm/endpoint.js';
+import { geminiRequestProblem } from './fake-gemini-checks.js';
+import { geminiKeyRefusal } from './fake-gemini-wire.js';
 import { describeRequest, presentedKey, type RecordedRequest } from './fake-llm-request.js';
 import {
   type FakeProtocol,
   type FakeStopReason,
   type FakeToolCall,
   type FakeUsage,
-  type RenderedStep,
   renderError,
   renderJson,
+  renderStep,
   renderStream,
-  splitText,
+  renderStreamError,
 } from './fake-llm-wire.js';
 
 export type { RecordedRequest } from './fake-llm-request.js';
@@ -48,10 +51,18 @@ export interface FakeStep {
   usage?: FakeUsage;
   /** Default: `tool_calls` when there are tool calls, else `stop`. Mapped to each protocol's vocabulary. */
   stopReason?: FakeStopReason;
+  /** The finish reason in the protocol's own words (`content_filter`, `refusal`, `SAFETY` …), sent as is. */
+  finishReason?: string;
+  /** Gemini only: block the prompt (`promptFeedback.blockReason`, e.g. `SAFETY`); no candidate is sent. */
+  blockReason?: string;
   /** An HTTP status ≥ 400 answers with a protocol-shaped error body instead. */
   status?: number;
   /** `Retry-After` header value (seconds or an HTTP date). */
   retryAfter?: string;
+  /** Gemini only: a `google.rpc.RetryInfo` detail in the error body (`7s`, `0.5s`); Gemini sends no header. */
+  retryDelay?: string;
+  /** After this many content frames of a 200 stream, an error event in the protocol's shape ends it. */
+  streamError?: { afterChunks: number; status: number; message?: string };
   /** Message inside the protocol-shaped error body. */
   errorMessage?: string;
   /** A raw JSON error body, sent as is (overrides `errorMessage`). */
@@ -201,7 +212,11 @@ async function handleRequest(state: ServerState, req: IncomingMessage, res: Serv
   try {
     body = raw ? JSON.parse(raw) : undefined;
   } catch {
-    return sendJson(res, 400, renderError(route.protocol, 400, 'Request body is not valid JSON.'));
+    return sendJson(
+      res,
+      400,
+      renderError(route.protocol, { status: 400, message: 'Request body is not valid JSON.' }),
+    );
   }
   const headers = flatHeaders(req);
   const recorded: RecordedRequest = {
@@ -217,9 +232,15 @@ async function handleRequest(state: ServerState, req: IncomingMessage, res: Serv
   state.requests.push(recorded);
   const expectedKey = state.options.apiKey;
   if (expectedKey !== undefined && recorded.apiKey !== expectedKey) {
+    if (route.protocol === 'gemini') {
+      const refusal = geminiKeyRefusal(recorded.apiKey);
+      return sendJson(res, refusal.status, refusal.body);
+    }
     const message = `Incorrect API key provided: ${recorded.apiKey ?? '(none)'}.`;
-    return sendJson(res, 401, renderError(route.protocol, 401, message));
+    return sendJson(res, 401, renderError(route.protocol, { status: 401, message }));
   }
+  const problem = route.protocol === 'gemini' ? geminiRequestProblem(body, recorded.model) : undefined;
+  if (problem) return sendJson(res, 400, renderError('gemini', { status: 400, message: problem }));
   const step = await takeStep(state, recorded);
   state.served++;
   await answer(res, recorded, step, state.served, raw.length);
@@ -265,21 +286,29 @@ async function answer(
   const headers: Record<string, string> = { ...step.headers };
   if (step.retryAfter !== undefined) headers['retry-after'] = step.retryAfter;
   if (step.status !== undefined && step.status >= 400) {
-    const message = step.errorMessage ?? `Fake error ${step.status}`;
-    return sendJson(
-      res,
-      step.status,
-      step.errorBody ?? renderError(request.protocol, step.status, message),
-      headers,
-    );
+    const error = { status: step.status, message: step.errorMessage ?? `Fake error ${step.status}` };
+    const body = renderError(request.protocol, { ...error, retryDelay: step.retryDelay });
+    return sendJson(res, step.status, step.errorBody ?? body, headers);
   }
-  const rendered = renderStep(request, step, serial, requestLength);
+  const rendered = renderStep({
+    protocol: request.protocol,
+    model: request.model,
+    step,
+    serial,
+    requestLength,
+  });
   if (!request.stream)
     return sendJson(res, step.status ?? 200, renderJson(request.protocol, rendered), headers);
   const includeUsage = request.protocol !== 'openai' || request.body?.stream_options?.include_usage === true;
-  const frames = renderStream(request.protocol, rendered, includeUsage);
+  const alt = new URL(request.path, 'http://127.0.0.1').searchParams.get('alt');
+  const frames = renderStream(request.protocol, rendered, {
+    includeUsage,
+    geminiFraming: alt === 'sse' ? 'sse' : 'json-array',
+  });
+  const contentType =
+    request.protocol === 'gemini' && alt !== 'sse' ? 'application/json' : 'text/event-stream';
   res.writeHead(step.status ?? 200, {
-    'content-type': 'text/event-stream',
+    'content-type': contentType,
     'cache-control': 'no-cache',
     ...headers,
   });
@@ -292,38 +321,15 @@ async function answer(
       res.socket?.end();
       return;
     }
+    if (frame.content && step.streamError && contentSent >= step.streamError.afterChunks) {
+      const { status, message = `Fake error ${status}` } = step.streamError;
+      res.end(renderStreamError(request.protocol, status, message).data);
+      return;
+    }
     res.write(frame.data);
     if (frame.content) contentSent++;
   }
   res.end();
-}
-
-function renderStep(
-  request: RecordedRequest,
-  step: FakeStep,
-  serial: number,
-  requestLength: number,
-): RenderedStep {
-  const prefix = request.protocol === 'anthropic' ? 'toolu' : 'call';
-  const toolCalls = (step.toolCalls ?? []).map((call, index) => {
-    const args = typeof call.arguments === 'string' ? parseObject(call.arguments) : call.arguments;
-    const text = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
-    return { id: call.id ?? `${prefix}_${serial}_${index}`, name: call.name, arguments: text, args };
-  });
-  const chunks = step.chunks ?? splitText(step.text ?? '');
-  const outputLength =
-    chunks.join('').length + toolCalls.reduce((sum, call) => sum + call.arguments.length, 0);
-  return {
-    chunks,
-    toolCalls,
-    usage: step.usage ?? {
-      input: Math.ceil(requestLength / 4),
-      output: Math.max(1, Math.ceil(outputLength / 4)),
-    },
-    stopReason: step.stopReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
-    model: request.model || 'fake-model',
-    id: `${request.protocol === 'anthropic' ? 'msg' : 'chatcmpl'}_${serial}`,
-  };
 }
 
 function listModels(url: URL, res: ServerResponse, models: string[]): void {
@@ -379,15 +385,4 @@ function pause(ms: number, res: ServerResponse): Promise<void> {
     const timer = setTimeout(done, ms);
     res.on('close', done);
   });
-}
-
-function parseObject(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
 }

@@ -1,7 +1,16 @@
 /**
  * Wire formats of the fake LLM server: how one scripted step looks as an OpenAI chat-completions,
  * Anthropic messages or Gemini generateContent response (JSON and SSE). Pure functions; the server writes.
+ * Gemini's details live in fake-gemini-wire.ts.
  */
+import {
+  type GeminiFraming,
+  geminiError,
+  geminiJson,
+  geminiStream,
+  geminiStreamError,
+} from './fake-gemini-wire.js';
+import type { FakeStep } from './fake-llm-server.js';
 
 export type FakeProtocol = 'openai' | 'anthropic' | 'gemini';
 export type FakeStopReason = 'stop' | 'tool_calls' | 'length';
@@ -19,6 +28,8 @@ export interface FakeUsage {
   output: number;
   /** Reported as OpenAI `cached_tokens`, Anthropic `cache_read_input_tokens`, Gemini `cachedContentTokenCount`. */
   cachedInput?: number;
+  /** Gemini only: `thoughtsTokenCount`, billed as output on top of `output` (`candidatesTokenCount`). */
+  thoughts?: number;
 }
 
 /** A step after defaults are applied: what the wire renderers need. */
@@ -27,8 +38,46 @@ export interface RenderedStep {
   toolCalls: Array<{ id: string; name: string; arguments: string; args: Record<string, unknown> }>;
   usage: FakeUsage;
   stopReason: FakeStopReason;
+  /** The protocol's own finish reason (`content_filter`, `refusal`, `SAFETY` …), overriding `stopReason`'s. */
+  finishReason?: string;
+  /** Gemini only: the prompt is blocked (`promptFeedback.blockReason`) and no candidate is sent. */
+  blockReason?: string;
   model: string;
   id: string;
+}
+
+/** Applies a step's defaults: split text, call ids, usage estimated from the lengths, the stop reason. */
+export function renderStep(options: {
+  protocol: FakeProtocol;
+  model: string;
+  step: FakeStep;
+  /** Number of the answer, for unique ids. */
+  serial: number;
+  requestLength: number;
+}): RenderedStep {
+  const { protocol, step, serial } = options;
+  const prefix = protocol === 'anthropic' ? 'toolu' : 'call';
+  const toolCalls = (step.toolCalls ?? []).map((call, index) => {
+    const args = typeof call.arguments === 'string' ? parseObject(call.arguments) : call.arguments;
+    const text = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+    return { id: call.id ?? `${prefix}_${serial}_${index}`, name: call.name, arguments: text, args };
+  });
+  const chunks = step.chunks ?? splitText(step.text ?? '');
+  const outputLength =
+    chunks.join('').length + toolCalls.reduce((sum, call) => sum + call.arguments.length, 0);
+  return {
+    chunks,
+    toolCalls,
+    ...(step.finishReason !== undefined ? { finishReason: step.finishReason } : {}),
+    ...(step.blockReason !== undefined ? { blockReason: step.blockReason } : {}),
+    usage: step.usage ?? {
+      input: Math.ceil(options.requestLength / 4),
+      output: Math.max(1, Math.ceil(outputLength / 4)),
+    },
+    stopReason: step.stopReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+    model: options.model || 'fake-model',
+    id: `${{ openai: 'chatcmpl', anthropic: 'msg', gemini: 'resp' }[protocol]}_${serial}`,
+  };
 }
 
 /** Splits text into several chunks (about 12 characters, at most ~24 chunks), preserving every character. */
@@ -46,15 +95,29 @@ export interface StreamFrame {
   content: boolean;
 }
 
-/** The SSE frames of a streamed response. */
+/**
+ * The frames of a streamed response: SSE, or for Gemini without `?alt=sse` a JSON array. `includeUsage`
+ * matters for OpenAI only (`stream_options.include_usage`).
+ */
 export function renderStream(
   protocol: FakeProtocol,
   step: RenderedStep,
-  includeUsage: boolean,
+  options: { includeUsage: boolean; geminiFraming: GeminiFraming },
 ): StreamFrame[] {
-  if (protocol === 'openai') return openaiStream(step, includeUsage);
+  if (protocol === 'openai') return openaiStream(step, options.includeUsage);
   if (protocol === 'anthropic') return anthropicStream(step);
-  return geminiStream(step);
+  return geminiStream(step, options.geminiFraming);
+}
+
+/** An error event inside a stream that already answered 200, in the protocol's shape. */
+export function renderStreamError(protocol: FakeProtocol, status: number, message: string): StreamFrame {
+  if (protocol === 'gemini') return geminiStreamError(status, message);
+  if (protocol === 'anthropic') {
+    const error = { type: 'error', error: { type: anthropicErrorType(status), message } };
+    return { data: `event: error\n${sse(error)}`, content: false };
+  }
+  const type = status >= 500 ? 'server_error' : 'invalid_request_error';
+  return { data: sse({ error: { message, type, param: null, code: null } }), content: false };
 }
 
 /** The non-streaming JSON body. */
@@ -67,7 +130,7 @@ export function renderJson(protocol: FakeProtocol, step: RenderedStep): unknown 
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: step.model,
-      choices: [{ index: 0, message, finish_reason: step.stopReason }],
+      choices: [{ index: 0, message, finish_reason: step.finishReason ?? step.stopReason }],
       usage: openaiUsage(step.usage),
     };
   }
@@ -82,16 +145,20 @@ export function renderJson(protocol: FakeProtocol, step: RenderedStep): unknown 
       role: 'assistant',
       model: step.model,
       content,
-      stop_reason: anthropicStopReason(step.stopReason),
+      stop_reason: step.finishReason ?? anthropicStopReason(step.stopReason),
       stop_sequence: null,
       usage: anthropicUsage(step.usage),
     };
   }
-  return geminiChunk(step, geminiParts(step.chunks.join(''), step.toolCalls), true);
+  return geminiJson(step);
 }
 
-/** A protocol-shaped error body for `status`, with `message`. */
-export function renderError(protocol: FakeProtocol, status: number, message: string): unknown {
+/** A protocol-shaped error body for `status`, with `message`; `retryDelay` is Gemini's `RetryInfo`. */
+export function renderError(
+  protocol: FakeProtocol,
+  error: { status: number; message: string; retryDelay?: string },
+): unknown {
+  const { status, message } = error;
   if (protocol === 'openai') {
     return {
       error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', code: status },
@@ -99,7 +166,7 @@ export function renderError(protocol: FakeProtocol, status: number, message: str
   }
   if (protocol === 'anthropic')
     return { type: 'error', error: { type: anthropicErrorType(status), message } };
-  return { error: { code: status, message, status: geminiErrorStatus(status) } };
+  return geminiError(error);
 }
 
 function openaiStream(step: RenderedStep, includeUsage: boolean): StreamFrame[] {
@@ -121,7 +188,7 @@ function openaiStream(step: RenderedStep, includeUsage: boolean): StreamFrame[] 
     for (const piece of halves(call.arguments))
       frames.push(frame({ tool_calls: [{ index, function: { arguments: piece } }] }, null, true));
   });
-  frames.push(frame({}, step.stopReason));
+  frames.push(frame({}, step.finishReason ?? step.stopReason));
   if (includeUsage)
     frames.push({ data: sse({ ...base, choices: [], usage: openaiUsage(step.usage) }), content: false });
   frames.push({ data: 'data: [DONE]\n\n', content: false });
@@ -161,48 +228,12 @@ function anthropicStream(step: RenderedStep): StreamFrame[] {
   }
   frames.push(
     event('message_delta', {
-      delta: { stop_reason: anthropicStopReason(step.stopReason), stop_sequence: null },
+      delta: { stop_reason: step.finishReason ?? anthropicStopReason(step.stopReason), stop_sequence: null },
       usage: { output_tokens: step.usage.output },
     }),
   );
   frames.push(event('message_stop', {}));
   return frames;
-}
-
-function geminiStream(step: RenderedStep): StreamFrame[] {
-  const frames = step.chunks.map((text, i) => {
-    const last = i === step.chunks.length - 1 && step.toolCalls.length === 0;
-    return { data: sse(geminiChunk(step, [{ text }], last)), content: true };
-  });
-  if (step.toolCalls.length > 0 || frames.length === 0) {
-    frames.push({ data: sse(geminiChunk(step, geminiParts('', step.toolCalls), true)), content: true });
-  }
-  return frames;
-}
-
-function geminiChunk(step: RenderedStep, parts: unknown[], last: boolean): Record<string, unknown> {
-  const candidate: Record<string, unknown> = { content: { role: 'model', parts }, index: 0 };
-  if (last) candidate.finishReason = step.stopReason === 'length' ? 'MAX_TOKENS' : 'STOP';
-  const chunk: Record<string, unknown> = {
-    candidates: [candidate],
-    modelVersion: step.model,
-    responseId: step.id,
-  };
-  if (last) {
-    chunk.usageMetadata = {
-      promptTokenCount: step.usage.input,
-      candidatesTokenCount: step.usage.output,
-      totalTokenCount: step.usage.input + step.usage.output,
-      ...(step.usage.cachedInput !== undefined ? { cachedContentTokenCount: step.usage.cachedInput } : {}),
-    };
-  }
-  return chunk;
-}
-
-function geminiParts(text: string, toolCalls: RenderedStep['toolCalls']): unknown[] {
-  const parts: unknown[] = text ? [{ text }] : [];
-  for (const call of toolCalls) parts.push({ functionCall: { name: call.name, args: call.args } });
-  return parts;
 }
 
 function openaiToolCall(call: RenderedStep['toolCalls'][number]) {
@@ -245,18 +276,6 @@ function anthropicErrorType(status: number): string {
   return types[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
 }
 
-function geminiErrorStatus(status: number): string {
-  const statuses: Record<number, string> = {
-    400: 'INVALID_ARGUMENT',
-    401: 'UNAUTHENTICATED',
-    403: 'PERMISSION_DENIED',
-    404: 'NOT_FOUND',
-    429: 'RESOURCE_EXHAUSTED',
-    503: 'UNAVAILABLE',
-  };
-  return statuses[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
-}
-
 /** Splits a string in two non-empty halves (or returns it whole when short) to exercise delta assembly. */
 function halves(text: string): string[] {
   if (text.length < 2) return [text];
@@ -266,4 +285,15 @@ function halves(text: string): string[] {
 
 function sse(data: unknown): string {
   return `data: ${JSON.stringify(data)}\n\n`;
+}
+
+function parseObject(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
 }

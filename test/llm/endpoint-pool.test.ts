@@ -2,7 +2,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EndpointConfig } from '../../src/llm/endpoint.js';
 import { EndpointPool, type EndpointPoolOptions } from '../../src/llm/endpoint-pool.js';
 import type { ModelEvent, ModelRequest, ModelResult } from '../../src/llm/types.js';
-import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
+import {
+  type FakeLlmServer,
+  type FakeProtocol,
+  type FakeStep,
+  startFakeLlmServer,
+} from '../fakes/fake-llm-server.js';
 
 const T0 = Date.UTC(2030, 0, 15, 9, 0, 0);
 const REQUEST: ModelRequest = {
@@ -17,9 +22,18 @@ beforeAll(async () => {
 afterAll(() => llm.close());
 beforeEach(() => llm.reset());
 
-/** An endpoint on the fake server; its model name tells which endpoint a request went to. */
+const PROTOCOLS = ['openai', 'anthropic', 'gemini'] as const;
+
+/** An endpoint on the fake server (OpenAI unless `overrides.protocol`); its model name tells it apart. */
 function endpoint(name: string, overrides: Partial<EndpointConfig> = {}): EndpointConfig {
-  return llm.endpoint('openai', { name, model: `model-${name}`, timeoutMs: 5_000, ...overrides });
+  const protocol = overrides.protocol ?? 'openai';
+  return llm.endpoint(protocol, { name, model: `model-${name}`, timeoutMs: 5_000, ...overrides });
+}
+
+/** A 429 asking for `seconds` of rest: Gemini says it in `RetryInfo`, the others in Retry-After. */
+function rateLimited(protocol: FakeProtocol, seconds: number, model: string): FakeStep {
+  const wait = protocol === 'gemini' ? { retryDelay: `${seconds}s` } : { retryAfter: String(seconds) };
+  return { status: 429, ...wait, match: { model: `model-${model}` } };
 }
 
 /** A pool with a settable clock and recorded backoff sleeps. */
@@ -107,10 +121,22 @@ describe('EndpointPool routing', () => {
   });
 });
 
-describe('EndpointPool rate limits', () => {
-  it('fails over on 429 and skips the endpoint until Retry-After has passed', async () => {
-    const { model, clock, sleeps } = pool([endpoint('a'), endpoint('b', { priority: 1 })]);
-    llm.script({ status: 429, retryAfter: '7', match: modelIs('a') });
+describe('EndpointPool rate limits over HTTP', () => {
+  it('reads Retry-After as an HTTP date against the injected clock', async () => {
+    const { model } = pool([endpoint('a'), endpoint('b', { priority: 1 })]);
+    llm.script({ status: 429, retryAfter: new Date(T0 + 30_000).toUTCString(), match: modelIs('a') });
+    await run(model);
+    expect(model.status()[0]!.coolingUntil).toBe(T0 + 30_000);
+  });
+});
+
+describe.each(PROTOCOLS)('EndpointPool rate limits over %s', (protocol) => {
+  const at = (name: string, overrides: Partial<EndpointConfig> = {}) =>
+    endpoint(name, { protocol, ...overrides });
+
+  it("fails over on 429 and skips the endpoint until the provider's wait has passed", async () => {
+    const { model, clock, sleeps } = pool([at('a'), at('b', { priority: 1 })]);
+    llm.script(rateLimited(protocol, 7, 'a'));
     expect((await run(model)).result.endpoint).toBe('b');
     expect(model.status()[0]!.coolingUntil).toBe(T0 + 7_000);
     expect(sleeps).toEqual([]);
@@ -122,15 +148,8 @@ describe('EndpointPool rate limits', () => {
     expect(used()).toEqual(['a', 'b', 'b', 'a']);
   });
 
-  it('reads Retry-After as an HTTP date against the injected clock', async () => {
-    const { model } = pool([endpoint('a'), endpoint('b', { priority: 1 })]);
-    llm.script({ status: 429, retryAfter: new Date(T0 + 30_000).toUTCString(), match: modelIs('a') });
-    await run(model);
-    expect(model.status()[0]!.coolingUntil).toBe(T0 + 30_000);
-  });
-
   it('cools down for 60 s when there is no Retry-After, also on 529 and "overloaded"', async () => {
-    const { model } = pool([endpoint('a'), endpoint('b', { priority: 1 }), endpoint('c', { priority: 2 })]);
+    const { model } = pool([at('a'), at('b', { priority: 1 }), at('c', { priority: 2 })]);
     llm.script(
       { status: 429, match: modelIs('a') },
       { status: 529, match: modelIs('b') },
@@ -140,7 +159,7 @@ describe('EndpointPool rate limits', () => {
     expect(result).toMatchObject({ text: 'fine', endpoint: 'c' });
     expect(model.status().map((entry) => entry.coolingUntil)).toEqual([T0 + 60_000, T0 + 60_000, undefined]);
 
-    const overloaded = pool([endpoint('x'), endpoint('y', { priority: 1 })]);
+    const overloaded = pool([at('x'), at('y', { priority: 1 })]);
     llm.script({ status: 503, errorMessage: 'Model is overloaded, try later', match: modelIs('x') });
     expect((await run(overloaded.model)).result.endpoint).toBe('y');
     expect(overloaded.sleeps).toEqual([]);
@@ -148,11 +167,8 @@ describe('EndpointPool rate limits', () => {
   });
 
   it('ends at once, naming the time, when every candidate is cooling down', async () => {
-    const { model } = pool([endpoint('a'), endpoint('b', { priority: 1 })]);
-    llm.script(
-      { status: 429, retryAfter: '12', match: modelIs('a') },
-      { status: 429, retryAfter: '7', match: modelIs('b') },
-    );
+    const { model } = pool([at('a'), at('b', { priority: 1 })]);
+    llm.script(rateLimited(protocol, 12, 'a'), rateLimited(protocol, 7, 'b'));
     const first = await run(model);
     expect(first.result.stopReason).toBe('error');
     const expectedClock = new Date(T0 + 7_000).toTimeString().slice(0, 8);
@@ -166,22 +182,25 @@ describe('EndpointPool rate limits', () => {
   });
 
   it('keeps cool-downs across update() for endpoints whose name survives', async () => {
-    const { model } = pool([endpoint('a'), endpoint('b', { priority: 1 })]);
-    llm.script({ status: 429, retryAfter: '30', match: modelIs('a') });
+    const { model } = pool([at('a'), at('b', { priority: 1 })]);
+    llm.script(rateLimited(protocol, 30, 'a'));
     await run(model);
-    model.update([endpoint('a', { contextWindow: 64_000 }), endpoint('b', { priority: 1 })]);
+    model.update([at('a', { contextWindow: 64_000 }), at('b', { priority: 1 })]);
     expect(model.status()[0]!.coolingUntil).toBe(T0 + 30_000);
     expect((await run(model)).result.endpoint).toBe('b');
 
-    model.update([endpoint('b')]);
-    model.update([endpoint('a'), endpoint('b', { priority: 1 })]);
+    model.update([at('b')]);
+    model.update([at('a'), at('b', { priority: 1 })]);
     expect(model.status()[0]!.coolingUntil).toBeUndefined();
   });
 });
 
-describe('EndpointPool retries', () => {
+describe.each(PROTOCOLS)('EndpointPool retries over %s', (protocol) => {
+  const at = (name: string, overrides: Partial<EndpointConfig> = {}) =>
+    endpoint(name, { protocol, ...overrides });
+
   it('retries 5xx with exponential backoff and full jitter, then succeeds', async () => {
-    const { model, sleeps } = pool([endpoint('a'), endpoint('b', { priority: 1 })]);
+    const { model, sleeps } = pool([at('a'), at('b', { priority: 1 })]);
     llm.script({ status: 503, match: modelIs('a') }, { status: 502, match: modelIs('a') });
     const { result } = await run(model);
     expect(result).toMatchObject({ text: 'ok', stopReason: 'stop', endpoint: 'a' });
@@ -190,7 +209,7 @@ describe('EndpointPool retries', () => {
   });
 
   it('moves on after the attempts are used up and caps the backoff', async () => {
-    const endpoints = [endpoint('a'), endpoint('b', { priority: 1 })];
+    const endpoints = [at('a'), at('b', { priority: 1 })];
     const { model, sleeps } = pool(endpoints, { retry: { attempts: 6 }, random: () => 0.999 });
     for (let i = 0; i < 6; i++) llm.script({ status: 500, match: modelIs('a') });
     const { result } = await run(model);
@@ -202,7 +221,7 @@ describe('EndpointPool retries', () => {
   it('retries connection errors and reports the last one when every endpoint fails', async () => {
     const closed = await startFakeLlmServer();
     await closed.close();
-    const dead = endpoint('dead', { baseUrl: closed.baseUrls.openai });
+    const dead = at('dead', { baseUrl: closed.baseUrls[protocol] });
     const { model, sleeps } = pool([dead]);
     const { result } = await run(model);
     expect(result.stopReason).toBe('error');
@@ -216,7 +235,7 @@ describe('EndpointPool retries', () => {
     [401, 'Check the api_key of endpoint "a"'],
     [404, 'Check the model name and base_url'],
   ])('does not retry or fail over on %i and says what to do', async (status, advice) => {
-    const { model, sleeps } = pool([endpoint('a'), endpoint('b', { priority: 1 })]);
+    const { model, sleeps } = pool([at('a'), at('b', { priority: 1 })]);
     llm.script({ status, errorMessage: 'details from the provider', match: modelIs('a') });
     const { result } = await run(model);
     expect(result).toMatchObject({ stopReason: 'error', endpoint: 'a' });
@@ -227,7 +246,7 @@ describe('EndpointPool retries', () => {
   });
 
   it('does not retry after the first delta: the stream ends with error and keeps the partial text', async () => {
-    const { model, sleeps } = pool([endpoint('a'), endpoint('b', { priority: 1 })]);
+    const { model, sleeps } = pool([at('a'), at('b', { priority: 1 })]);
     llm.script({
       text: 'partial answer that will be cut off somewhere',
       dropAfterChunks: 2,
@@ -240,6 +259,57 @@ describe('EndpointPool retries', () => {
     expect(result.errorMessage).toContain('dropped');
     expect(sleeps).toEqual([]);
     expect(used()).toEqual(['a']);
+  });
+
+  it('fails over when the stream reports an overload before any content', async () => {
+    const { model, sleeps } = pool([at('a'), at('b', { priority: 1 })]);
+    llm.script({
+      text: 'never sent',
+      streamError: {
+        afterChunks: 0,
+        status: 503,
+        message: 'The model is overloaded. Please try again later.',
+      },
+      match: modelIs('a'),
+    });
+    const { result } = await run(model);
+    expect(result).toMatchObject({ text: 'ok', stopReason: 'stop', endpoint: 'b' });
+    expect(model.status()[0]!.coolingUntil).toBe(T0 + 60_000);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('ends with error, keeping the partial text, on an error event after the first delta', async () => {
+    const { model, sleeps } = pool([at('a'), at('b', { priority: 1 })]);
+    llm.script({
+      text: 'partial answer that the provider gives up on',
+      streamError: { afterChunks: 2, status: 500, message: 'Internal error encountered.' },
+      match: modelIs('a'),
+    });
+    const { events, result } = await run(model);
+    const text = events.flatMap((event) => (event.type === 'text-delta' ? [event.text] : [])).join('');
+    expect(text.length).toBeGreaterThan(0);
+    expect(result).toMatchObject({ stopReason: 'error', endpoint: 'a', text });
+    expect(result.errorMessage).toContain('Internal error encountered.');
+    expect(sleeps).toEqual([]);
+    expect(used()).toEqual(['a']);
+  });
+
+  it('refuses a wrong key at once, says to check api_key, and never shows the key', async () => {
+    const guarded = await startFakeLlmServer({ apiKey: 'the-right-key' });
+    try {
+      const on = (name: string, apiKey: string, priority: number) =>
+        guarded.endpoint(protocol, { name, apiKey, priority, model: `model-${name}` });
+      const { model, sleeps } = pool([on('a', 'sk-wrong-key-0451', 0), on('b', 'the-right-key', 1)]);
+      const { result } = await run(model);
+      expect(result).toMatchObject({ stopReason: 'error', endpoint: 'a' });
+      expect(result.errorMessage).toContain('rejected the API key');
+      expect(result.errorMessage).toContain('Check the api_key of endpoint "a"');
+      expect(result.errorMessage).not.toContain('sk-wrong-key-0451');
+      expect(guarded.requests.map((request) => request.model)).toEqual(['model-a']);
+      expect(sleeps).toEqual([]);
+    } finally {
+      await guarded.close();
+    }
   });
 });
 
@@ -339,5 +409,23 @@ describe('EndpointPool secrets', () => {
     } finally {
       await guarded.close();
     }
+  });
+});
+
+describe('EndpointPool over gemini: safety', () => {
+  it('ends a blocked prompt with the reason, without retry or fail-over', async () => {
+    const { model, sleeps } = pool([
+      endpoint('a', { protocol: 'gemini' }),
+      endpoint('b', { protocol: 'gemini', priority: 1 }),
+    ]);
+    llm.script({ blockReason: 'SAFETY', match: modelIs('a') });
+    const { events, result } = await run(model);
+    expect(events.map((event) => event.type)).toEqual(['done']);
+    expect(result).toMatchObject({ text: '', stopReason: 'error', endpoint: 'a' });
+    expect(result.errorMessage).toContain('blocked the request before answering (block reason "SAFETY"');
+    expect(model.status().map((entry) => entry.coolingUntil)).toEqual([undefined, undefined]);
+    expect(model.health()['a']?.lastError).toBe(result.errorMessage);
+    expect(sleeps).toEqual([]);
+    expect(used()).toEqual(['a']);
   });
 });

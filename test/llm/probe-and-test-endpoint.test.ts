@@ -54,14 +54,18 @@ describe('testEndpoint', () => {
     expect(llm.lastRequest?.body.max_tokens).toBe(16);
   });
 
-  it('reports a refusal with advice and without the key', async () => {
+  it.each([
+    ['openai', 'HTTP 401'],
+    ['anthropic', 'HTTP 401'],
+    ['gemini', 'HTTP 400'], // Gemini refuses a wrong key with 400 API_KEY_INVALID
+  ] as const)('reports a refusal with advice and without the key (%s)', async (protocol, status) => {
     const guarded = await startFakeLlmServer({ apiKey: 'right-key' });
     try {
       const result = await testEndpoint(
-        guarded.endpoint('openai', { name: 'work', apiKey: 'wrong-key-123' }),
+        guarded.endpoint(protocol, { name: 'work', apiKey: 'wrong-key-123' }),
       );
       expect(result.ok).toBe(false);
-      expect(result.error).toContain('HTTP 401');
+      expect(result.error).toContain(`rejected the API key (${status})`);
       expect(result.error).toContain('endpoint "work"');
       expect(result.error).not.toContain('wrong-key-123');
     } finally {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { NetworkError, ProviderError } from '../../src/llm/provider-error.js';
+import { failureAction, NetworkError, ProviderError } from '../../src/llm/provider-error.js';
 import { streamEndpoint } from '../../src/llm/stream-endpoint.js';
 import type { ModelEvent, ModelRequest, ModelResult } from '../../src/llm/types.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
@@ -33,6 +33,16 @@ async function collect(
   const last = all.at(-1);
   if (last?.type !== 'done') throw new Error('stream did not end with done');
   return { events: all, result: last.result };
+}
+
+/** The ProviderError a stream throws; fails the test when it throws anything else or nothing. */
+async function thrown(events: AsyncIterable<ModelEvent>): Promise<ProviderError> {
+  const error = await collect(events).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ProviderError);
+  return error as ProviderError;
 }
 
 let llm: FakeLlmServer;
@@ -200,6 +210,33 @@ describe.each(['openai', 'anthropic', 'gemini'] as const)('streamEndpoint over %
     expect((error as ProviderError).bodyExcerpt).toContain('Slow down');
   });
 
+  it('ends with error naming the content filter, keeping the text before it', async () => {
+    const raw = { openai: 'content_filter', anthropic: 'refusal', gemini: 'SAFETY' }[protocol];
+    llm.script({ text: 'Here is how you', finishReason: raw });
+    const { result } = await collect(streamEndpoint(llm.endpoint(protocol), request()));
+    expect(result).toMatchObject({ text: 'Here is how you', toolCalls: [], stopReason: 'error' });
+    expect(result.errorMessage).toContain(`content filter stopped the reply (finish reason "${raw}"`);
+    expect(result.errorMessage).toContain('Rephrase the request or use another model.');
+    if (protocol === 'gemini') expect(result.errorMessage).toContain('flagged: dangerous content');
+  });
+
+  it('throws a ProviderError for an error event inside the stream, after the deltas before it', async () => {
+    const message = 'The model is overloaded. Please try again later.';
+    llm.script({
+      text: 'a reply the provider gives up on halfway',
+      streamError: { afterChunks: 2, status: 503, message },
+    });
+    const seen: ModelEvent[] = [];
+    const error = await (async () => {
+      for await (const event of streamEndpoint(llm.endpoint(protocol), request())) seen.push(event);
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as ProviderError).message).toContain(message);
+    expect((error as ProviderError).isRateLimit).toBe(true);
+    expect(seen.map((event) => event.type)).toEqual(['text-delta', 'text-delta']);
+    if (protocol === 'gemini') expect(error).toMatchObject({ status: 503 });
+  });
+
   it('throws a NetworkError when the connection drops mid-stream, after the first deltas', async () => {
     llm.script({ text: 'a long answer that will never be finished by the server', dropAfterChunks: 3 });
     const seen: ModelEvent[] = [];
@@ -287,4 +324,137 @@ describe('streamEndpoint protocol details', () => {
     );
     expect(llm.lastRequest!.body.max_tokens).toBe(50);
   });
+});
+
+describe('streamEndpoint over gemini: what the Gemini API does', () => {
+  it('ends a blocked prompt with an error naming the block reason, not a crash', async () => {
+    llm.script({ blockReason: 'PROHIBITED_CONTENT', usage: { input: 40, output: 0 } });
+    const { events, result } = await collect(streamEndpoint(llm.endpoint('gemini'), request()));
+    expect(events.map((event) => event.type)).toEqual(['done']);
+    expect(result).toMatchObject({
+      text: '',
+      toolCalls: [],
+      stopReason: 'error',
+      usage: { inputTokens: 40, outputTokens: 0 },
+    });
+    expect(result.errorMessage).toBe(
+      'The provider blocked the request before answering (block reason "PROHIBITED_CONTENT"; flagged: dangerous content). Rephrase the request or use another model.',
+    );
+  });
+
+  it("names Gemini's other stop reasons", async () => {
+    llm.script(
+      { text: 'As the song goes', finishReason: 'RECITATION' },
+      { finishReason: 'MALFORMED_FUNCTION_CALL' },
+    );
+    const recitation = await collect(streamEndpoint(llm.endpoint('gemini'), request()));
+    expect(recitation.result).toMatchObject({ text: 'As the song goes', stopReason: 'error' });
+    expect(recitation.result.errorMessage).toContain('(finish reason "RECITATION")');
+    const malformed = await collect(streamEndpoint(llm.endpoint('gemini'), request({ tools: TOOLS })));
+    expect(malformed.result.stopReason).toBe('error');
+    expect(malformed.result.errorMessage).toContain('tool call the provider could not read');
+  });
+
+  it('counts thinking tokens as output, as Gemini bills them', async () => {
+    llm.script({ text: 'ok', usage: { input: 50, output: 10, thoughts: 120 } });
+    const { result } = await collect(streamEndpoint(llm.endpoint('gemini'), request()));
+    expect(result.usage).toEqual({ inputTokens: 50, outputTokens: 130 });
+  });
+
+  it('reads the wait of a 429 from RetryInfo, as Gemini sends no Retry-After', async () => {
+    llm.script({ status: 429, retryDelay: '7s', errorMessage: 'You exceeded your current quota.' });
+    const error = await thrown(streamEndpoint(llm.endpoint('gemini'), request()));
+    expect(error).toMatchObject({ status: 429, retryAfterMs: 7_000, retryAfter: undefined });
+    expect(failureAction(error)).toBe('cooldown');
+    expect(error.message).toBe(
+      'Endpoint "fake-gemini" (model "fake-model") is rate-limited or overloaded (HTTP 429): RESOURCE_EXHAUSTED: You exceeded your current quota. The provider asks to wait 7 s.',
+    );
+  });
+
+  it('cools down on 503 UNAVAILABLE "overloaded" and retries a plain 503', async () => {
+    llm.script(
+      { status: 503, errorMessage: 'The model is overloaded. Please try again later.' },
+      { status: 503, errorMessage: 'The service is currently unavailable.' },
+    );
+    const overloaded = await thrown(streamEndpoint(llm.endpoint('gemini'), request()));
+    expect(failureAction(overloaded)).toBe('cooldown');
+    expect(overloaded.message).toContain('UNAVAILABLE: The model is overloaded.');
+    const unavailable = await thrown(streamEndpoint(llm.endpoint('gemini'), request()));
+    expect(failureAction(unavailable)).toBe('retry');
+  });
+
+  it('says to check the key when Gemini refuses it (400 API_KEY_INVALID, or 403 without one)', async () => {
+    const guarded = await startFakeLlmServer({ apiKey: 'the-right-key' });
+    try {
+      const wrong = await thrown(
+        streamEndpoint(guarded.endpoint('gemini', { apiKey: 'AIza-wrong-key-77' }), request()),
+      );
+      expect(wrong).toMatchObject({ status: 400 });
+      expect(failureAction(wrong)).toBe('fatal');
+      expect(wrong.message).toContain(
+        'rejected the API key (HTTP 400): INVALID_ARGUMENT: API key not valid.',
+      );
+      expect(wrong.message).toContain('Check the api_key of endpoint "fake-gemini"');
+      expect(wrong.message).not.toContain('AIza-wrong-key-77');
+      const none = await thrown(streamEndpoint(guarded.endpoint('gemini', { apiKey: undefined }), request()));
+      expect(none).toMatchObject({ status: 403 });
+      expect(none.message).toContain('rejected the API key (HTTP 403)');
+      expect(guarded.requests[0]?.headers['x-goog-api-key']).toBe('AIza-wrong-key-77');
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it.each(['fake-model', 'gemini-3-flash-preview'])(
+    'round-trips parallel calls: functionResponse parts with the ids and names of the calls (%s)',
+    async (model) => {
+      const endpoint = llm.endpoint('gemini', { model });
+      llm.script(
+        {
+          toolCalls: [
+            { name: 'read_file', arguments: { path: 'a.md' } },
+            { name: 'list_dir', arguments: { path: 'docs' } },
+          ],
+        },
+        { text: 'a.md says alpha; docs is empty.' },
+      );
+      const first = await collect(streamEndpoint(endpoint, request({ tools: TOOLS })));
+      const [read, list] = first.result.toolCalls;
+      const messages: ModelRequest['messages'] = [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: '', toolCalls: first.result.toolCalls },
+        { role: 'tool', toolCallId: read!.id, toolName: 'read_file', content: 'alpha' },
+        { role: 'tool', toolCallId: list!.id, toolName: 'list_dir', content: 'ENOENT: docs', isError: true },
+      ];
+      const second = await collect(streamEndpoint(endpoint, request({ messages, tools: TOOLS })));
+      expect(second.result).toMatchObject({ text: 'a.md says alpha; docs is empty.', stopReason: 'stop' });
+      const contents = llm.lastRequest!.body.contents as Array<{
+        role: string;
+        parts: Array<Record<string, unknown>>;
+      }>;
+      expect(contents.map((content) => content.role)).toEqual(['user', 'model', 'user']);
+      expect(contents[1]!.parts.map((part) => part.functionCall)).toEqual([
+        { id: read!.id, name: 'read_file', args: { path: 'a.md' } },
+        { id: list!.id, name: 'list_dir', args: { path: 'docs' } },
+      ]);
+      // Gemini 3 refuses a replayed call without a thought signature (the fake checks it like the API).
+      if (model.startsWith('gemini-3')) expect(contents[1]!.parts[0]!.thoughtSignature).toBeTruthy();
+      expect(contents[2]!.parts).toEqual([
+        {
+          functionResponse: {
+            id: read!.id,
+            name: 'read_file',
+            response: { name: 'read_file', content: 'alpha' },
+          },
+        },
+        {
+          functionResponse: {
+            id: list!.id,
+            name: 'list_dir',
+            response: { name: 'list_dir', content: 'ENOENT: docs' },
+          },
+        },
+      ]);
+    },
+  );
 });
