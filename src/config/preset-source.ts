@@ -12,6 +12,8 @@ export interface PresetDefaults {
   contextWindow: number;
   /** Headers the provider asks for; an entry's own `headers` win key by key. */
   headers?: Readonly<Record<string, string>>;
+  /** `copilot`: the key is a GitHub token exchanged for Copilot API tokens (src/llm/copilot-auth.ts). */
+  auth?: 'copilot';
 }
 
 /** Looks presets up by the name users write after `provider:`. Injectable so tests can supply their own. */

@@ -1,3 +1,6 @@
+import { COPILOT_ENV, copilotAuth } from '../llm/copilot-auth.js';
+import { EMBEDDING_TAG } from '../llm/embedding-endpoint.js';
+import type { CopilotAuth } from '../llm/endpoint.js';
 import { closestMatch } from '../util/closest-match.js';
 import type { ConfigIssue } from './config-issues.js';
 import type { ParsedModel } from './config-schema.js';
@@ -49,8 +52,11 @@ function resolveModel(
         path: at('api_key'),
         envVar: apiKeyEnv,
         message:
-          `provider ${entry.provider} reads its API key from ${apiKeyEnv}, which is not set; set ${apiKeyEnv} ` +
-          `in the environment or in ${options.envFile}, set api_key, or set enabled: false`,
+          preset?.auth === 'copilot'
+            ? `provider copilot reads its GitHub token from ${apiKeyEnv}, which is not set; sign in with ` +
+              `\`wren models login copilot\` (it saves the token in ${options.envFile}), or set enabled: false`
+            : `provider ${entry.provider} reads its API key from ${apiKeyEnv}, which is not set; set ${apiKeyEnv} ` +
+              `in the environment or in ${options.envFile}, set api_key, or set enabled: false`,
       });
     }
   }
@@ -61,6 +67,9 @@ function resolveModel(
       message: `${entry.max_output_tokens} must be less than the context window (${contextWindow}); lower it or set context_window`,
     });
   }
+  issues.push(...embeddingIssues({ entry, protocol, at }));
+  const copilot = preset?.auth === 'copilot' ? copilotOf({ entry, protocol, env, at }) : undefined;
+  if (copilot && !('tokenUrl' in copilot)) issues.push(copilot);
   if (issues.length > 0 || !protocol || !baseUrl) return issues;
   const headers = preset?.headers || entry.headers ? { ...preset?.headers, ...entry.headers } : undefined;
   return {
@@ -79,7 +88,50 @@ function resolveModel(
     ...(headers ? { headers } : {}),
     timeoutSeconds: entry.timeout,
     vision: entry.vision,
+    ...(copilot && 'tokenUrl' in copilot ? { copilot } : {}),
   };
+}
+
+/** How a `provider: copilot` entry gets its API tokens, or what is wrong with it. */
+function copilotOf(options: {
+  entry: ParsedModel;
+  protocol: string | undefined;
+  env: Readonly<Record<string, string>>;
+  at: (key: string) => Array<string | number>;
+}): CopilotAuth | ConfigIssue {
+  const { entry, protocol, env, at } = options;
+  if (protocol !== 'openai')
+    return {
+      path: at('protocol'),
+      message: `Copilot speaks the OpenAI chat API only; drop protocol: (or write protocol: openai)`,
+    };
+  try {
+    return copilotAuth(env, entry.base_url !== undefined);
+  } catch (error) {
+    return { path: at('provider'), envVar: COPILOT_ENV.tokenUrl, message: (error as Error).message };
+  }
+}
+
+/** An embedding model speaks OpenAI's `/embeddings` and does nothing else. */
+function embeddingIssues(options: {
+  entry: ParsedModel;
+  protocol: string | undefined;
+  at: (key: string) => Array<string | number>;
+}): ConfigIssue[] {
+  const { entry, protocol, at } = options;
+  if (!entry.tags.includes(EMBEDDING_TAG)) return [];
+  const issues: ConfigIssue[] = [];
+  if (entry.tags.length > 1)
+    issues.push({
+      path: at('tags'),
+      message: `an embedding model is used only for memory search and never chats; write tags: [${EMBEDDING_TAG}] alone and add the chat model as its own entry`,
+    });
+  if (protocol && protocol !== 'openai')
+    issues.push({
+      path: at('protocol'),
+      message: `an embedding model needs an OpenAI-compatible /embeddings endpoint (protocol: openai), not ${protocol}`,
+    });
+  return issues;
 }
 
 /**

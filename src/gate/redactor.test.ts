@@ -63,3 +63,16 @@ describe('Redactor.add', () => {
     );
   });
 });
+
+describe('Redactor.remove', () => {
+  it('forgets values added at run time, and only those', () => {
+    const redactor = new Redactor(['config-secret-1']);
+    redactor.add(['api-token-old', 'api-token-new']);
+    redactor.remove(['api-token-old', 'config-secret-1']);
+    expect(redactor.text('api-token-old api-token-new config-secret-1')).toBe(
+      'api-token-old [redacted] [redacted]',
+    );
+    redactor.update(['config-secret-2']);
+    expect(redactor.text('api-token-old api-token-new')).toBe('api-token-old [redacted]');
+  });
+});

@@ -27,6 +27,16 @@ export class Redactor {
     this.update(this.current);
   }
 
+  /**
+   * Drops values `add` kept (secrets of this run that no longer exist, such as a Copilot API token two
+   * refreshes old), so a long run's pattern does not grow without end. Values from `update` are unaffected.
+   */
+  remove(values: Iterable<string>): void {
+    let changed = false;
+    for (const value of values) changed = this.lasting.delete(value) || changed;
+    if (changed) this.update(this.current);
+  }
+
   /** Replaces the secret values to look for (the `add`ed ones stay). */
   update(values: Iterable<string>): void {
     this.current = [...values];

@@ -5,8 +5,9 @@ import { Hono } from 'hono';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeLlmServer, startFakeLlmServer } from '../../test/fakes/fake-llm-server.js';
-import { loadConfig } from '../config/load-config.js';
+import { loadConfig, resolveEndpoints } from '../config/load-config.js';
 import { STARTER_CONFIG } from '../config/starter-config.js';
+import { registerModelRoutes } from './model-routes.js';
 import { registerOnboardingRoutes } from './onboarding-routes.js';
 
 const KEY = 'sk-onboard-0123456789abcdefXYZ';
@@ -204,6 +205,74 @@ describe('onboarding routes', () => {
     expect(read('.env')).toBeUndefined();
     expect(read('config.yaml')).toBe(STARTER_CONFIG);
     expectKeyNowhere();
+  });
+
+  it('refuses ${ in model or baseUrl (config.yaml would expand it) before testing, and writes nothing', async () => {
+    const secret = 'sk-process-only-secret-0123456789';
+    const { home, env, send, read } = setup({ env: { OPENAI_API_KEY: secret } });
+    const refusal =
+      /^(model|baseUrl): `\$\{` is not allowed here: config\.yaml would read it as an environment variable/;
+    const cases: unknown[] = [
+      // The reported exploit: GET /api/models would then have shown the secret.
+      {
+        preset: 'custom',
+        model: '${OPENAI_API_KEY}',
+        baseUrl: 'http://127.0.0.1:9/${OPENAI_API_KEY}/v1',
+        force: true,
+      },
+      {
+        preset: 'custom',
+        model: 'fake-model',
+        baseUrl: `${open.baseUrls.openai}/\${OPENAI_API_KEY}`,
+        force: true,
+      },
+      { preset: 'ollama', model: 'x-${OPENAI_API_KEY:-none}', baseUrl: open.baseUrls.openai, force: true },
+      { preset: 'lmstudio', model: 'literal-$${OPENAI_API_KEY}', baseUrl: open.baseUrls.openai, force: true },
+      { preset: 'openai', key: KEY, model: 'gpt-${', baseUrl: keyed.baseUrls.openai, force: true },
+      { preset: 'openai', key: KEY, baseUrl: `http://\${OPENAI_API_KEY}.example.test/v1`, force: true },
+    ];
+    for (const body of cases) {
+      const answer = await send('POST', body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.error?.code).toBe('bad_request');
+      expect(answer.body.error?.message, JSON.stringify(body)).toMatch(refusal);
+      expect(JSON.stringify(answer.body)).not.toContain(secret);
+    }
+    expect(open.requests).toHaveLength(0);
+    expect(keyed.requests).toHaveLength(0);
+    expect(read('config.yaml')).toBe(STARTER_CONFIG);
+    expect(read('.env')).toBeUndefined();
+    // What GET /api/models would answer after the reload: still no model, so nothing to show.
+    const models = new Hono();
+    registerModelRoutes(models, {
+      endpoints: () => resolveEndpoints(loadConfig(home, env)),
+      pool: { status: () => [], health: () => ({}) },
+    });
+    const listed = await (await models.request('/api/models')).text();
+    expect(JSON.parse(listed)).toMatchObject({ models: [] });
+    expect(listed).not.toContain(secret);
+  });
+
+  it('still saves ordinary values with a lone $ (only ${ expands), literally', async () => {
+    const { home, env, send, read } = setup({ env: { OPENAI_API_KEY: 'sk-process-only-secret-0123456789' } });
+    const answer = await send('POST', {
+      preset: 'custom',
+      model: 'fake-model',
+      baseUrl: `${open.baseUrls.openai}/`,
+    });
+    expect(answer.body).toMatchObject({ ok: true, saved: true, model: 'main' });
+    const forced = await send('POST', {
+      preset: 'custom',
+      model: 'price-$5-{tier}-$OPENAI_API_KEY',
+      baseUrl: `${open.baseUrls.openai}/$OPENAI_API_KEY`,
+      force: true,
+    });
+    expect(forced.body).toMatchObject({ saved: true, model: 'model-2' });
+    expect(read('config.yaml')).toContain('model: price-$5-{tier}-$OPENAI_API_KEY');
+    expect(loadConfig(home, env).models.map((model) => [model.model, model.baseUrl])).toEqual([
+      ['fake-model', open.baseUrls.openai],
+      ['price-$5-{tier}-$OPENAI_API_KEY', `${open.baseUrls.openai}/$OPENAI_API_KEY`],
+    ]);
   });
 
   it('uses a key already in .env when none is given, and a local or custom server without one', async () => {

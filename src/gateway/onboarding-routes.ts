@@ -7,6 +7,7 @@ import { addModel, setEnvVar } from '../config/config-writer.js';
 import { configPath, loadConfig, readConfigFile } from '../config/load-config.js';
 import { parseYamlDocument } from '../config/parse-config.js';
 import { DEFAULT_CONTEXT_WINDOW } from '../config/resolve-models.js';
+import { copilotAuth } from '../llm/copilot-auth.js';
 import type { EndpointConfig } from '../llm/endpoint.js';
 import { redactSecrets } from '../llm/provider-error.js';
 import { findProviderPreset, PROVIDER_PRESETS, type ProviderPreset } from '../llm/provider-presets.js';
@@ -14,6 +15,7 @@ import { type EndpointTestResult, testEndpoint } from '../llm/test-endpoint.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { ConfigError } from '../util/config-error.js';
 import { type Env, mergeEnv, readDotEnv } from '../util/interpolate.js';
+import { ENV_REFERENCE_REFUSED, hasEnvReference } from './has-env-reference.js';
 import { problem } from './problem.js';
 import { limitBody, validBody } from './route-input.js';
 
@@ -43,6 +45,9 @@ export interface OnboardingPreset {
 }
 
 const CUSTOM = 'custom';
+const COPILOT_SIGN_IN =
+  'GitHub Copilot signs in with GitHub instead of an API key: run `wren models login copilot` where Wren runs ' +
+  '(it saves the token in .env), then choose Copilot again.';
 const CUSTOM_KEY_VAR = 'WREN_CUSTOM_API_KEY';
 /** Printable ASCII without spaces, quotes, backslashes or backticks, as every provider's keys are. */
 const KEY_SHAPE = /^[!#-&(-[\]-_a-~]{8,4096}$/;
@@ -54,8 +59,9 @@ const PRESETS: OnboardingPreset[] = [
   ...PROVIDER_PRESETS.map((preset) => ({
     id: preset.name,
     label: preset.label,
-    needsKey: preset.apiKeyEnv !== undefined,
-    ...(preset.apiKeyEnv ? { keyVar: preset.apiKeyEnv } : {}),
+    // Copilot signs in with GitHub's device flow in the terminal (`wren models login copilot`), not a key.
+    needsKey: preset.apiKeyEnv !== undefined && preset.auth !== 'copilot',
+    ...(preset.apiKeyEnv && preset.auth !== 'copilot' ? { keyVar: preset.apiKeyEnv } : {}),
     baseUrl: preset.baseUrl,
     defaultModel: preset.exampleModel,
     local: preset.local,
@@ -71,12 +77,18 @@ const PRESETS: OnboardingPreset[] = [
   },
 ];
 
+const literal = (text: string) => !hasEnvReference(text);
+
+/**
+ * What is written to config.yaml as given (`model`, `baseUrl`) must stay literal there; the key goes to
+ * `.env`, which expands nothing, and config.yaml names it only by the `${VAR}` chosen here.
+ */
 const request = z.strictObject({
   preset: z.string().trim().min(1).max(64),
   /** An empty string counts as no key (forms send one). */
   key: z.string().max(4096).optional(),
-  model: z.string().trim().min(1).max(200).optional(),
-  baseUrl: z.string().trim().max(2048).optional(),
+  model: z.string().trim().min(1).max(200).refine(literal, ENV_REFERENCE_REFUSED).optional(),
+  baseUrl: z.string().trim().max(2048).refine(literal, ENV_REFERENCE_REFUSED).optional(),
   /** Save even when the test fails (e.g. a local server that is not running yet). */
   force: z.boolean().optional(),
 });
@@ -110,7 +122,8 @@ const bad = (c: Context, message: string) => c.json(problem('bad_request', messa
  * (`{preset, key?, model?, baseUrl?, force?}`): builds the endpoint, tests it with one tiny request, and —
  * when it answered, or with `force` — stores the key in `<home>/.env` (0600) under the preset's variable and
  * adds the model to config.yaml as `api_key: ${VAR}`, never the key itself. The running app picks the new
- * model up by its reload of config.yaml. The key never appears in an answer, an error or the log.
+ * model up by its reload of config.yaml. The key never appears in an answer, an error or the log. A `model`
+ * or `baseUrl` holding `${` is refused (400) before anything is sent or written: see {@link hasEnvReference}.
  */
 export function registerOnboardingRoutes(app: Hono, options: OnboardingRouteOptions): void {
   const { home, env } = options;
@@ -144,6 +157,7 @@ export function registerOnboardingRoutes(app: Hono, options: OnboardingRouteOpti
           'backslashes; nothing was saved.',
       );
     if (key !== undefined && !keyVar) return bad(c, `key: ${label} takes no API key; leave it out.`);
+    if (key !== undefined && preset?.auth === 'copilot') return bad(c, `key: ${COPILOT_SIGN_IN}`);
     if (key !== undefined && keyVar && env[keyVar] !== undefined && env[keyVar] !== key) {
       return c.json(
         problem(
@@ -165,6 +179,7 @@ export function registerOnboardingRoutes(app: Hono, options: OnboardingRouteOpti
       return c.json(problem('conflict', error.message), 409);
     }
     const apiKey = key ?? existingKey;
+    if (preset?.auth === 'copilot' && !apiKey) return bad(c, COPILOT_SIGN_IN);
     if (preset?.apiKeyEnv && !apiKey)
       return bad(c, `key: ${label} needs an API key (it is stored in .env as ${preset.apiKeyEnv}).`);
 
@@ -201,6 +216,13 @@ export function registerOnboardingRoutes(app: Hono, options: OnboardingRouteOpti
       timeoutMs: TEST_TIMEOUT_MS,
       vision: false,
     };
+    if (preset?.auth === 'copilot') {
+      try {
+        endpoint.copilot = copilotAuth(mergeEnv(readDotEnv(home), env), baseUrl !== preset.baseUrl);
+      } catch (error) {
+        return c.json(problem('conflict', (error as Error).message), 409);
+      }
+    }
     const result = await testEndpoint(endpoint, c.req.raw.signal);
     const test = testView(result, apiKey);
     if (!result.ok && !body.force) return c.json({ ok: false, saved: false, model: name, test });

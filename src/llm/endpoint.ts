@@ -22,4 +22,20 @@ export interface EndpointConfig {
   timeoutMs: number;
   /** Whether user content may carry images. */
   vision: boolean;
+  /**
+   * Set for GitHub Copilot (`provider: copilot`): `apiKey` is then the long-lived GitHub token, which is
+   * exchanged for short-lived Copilot API tokens before chat calls (see copilot-token-source.ts).
+   */
+  copilot?: CopilotAuth;
+}
+
+/** How a Copilot endpoint gets its API tokens. */
+export interface CopilotAuth {
+  /** The token exchange (`GET`, `Authorization: token <github token>`), e.g. `https://api.github.com/copilot_internal/v2/token`. */
+  tokenUrl: string;
+  /**
+   * Send chat calls to the API base the exchange names (`endpoints.api`, which differs for business and
+   * enterprise seats) instead of `baseUrl`; false when the user set `base_url` explicitly.
+   */
+  useTokenApiBase: boolean;
 }

@@ -2,6 +2,7 @@
  * Provider presets: what a user gets by writing `provider: deepseek` instead of a base URL and key name.
  * A preset only fills defaults; every field can still be overridden per endpoint in config.yaml.
  */
+import { COPILOT_API_URL, COPILOT_EDITOR_HEADERS, COPILOT_TOKEN_ENV } from './copilot-auth.js';
 import type { Protocol } from './endpoint.js';
 
 export interface ProviderPreset {
@@ -24,6 +25,11 @@ export interface ProviderPreset {
   headers?: Record<string, string>;
   /** One line for the CLI: where to get a key or how to start the server, and gotchas. */
   docs: string;
+  /**
+   * `copilot`: the key is a GitHub token from `wren models login copilot`, exchanged for short-lived Copilot
+   * API tokens (see copilot-token-source.ts); nobody pastes it.
+   */
+  auth?: 'copilot';
 }
 
 const presets: ProviderPreset[] = [
@@ -172,6 +178,19 @@ const presets: ProviderPreset[] = [
     docs: 'Use a fine-grained GitHub token with the models:read permission. Free tier caps requests at ~8k input tokens.',
   },
   {
+    name: 'copilot',
+    label: 'GitHub Copilot',
+    protocol: 'openai',
+    baseUrl: COPILOT_API_URL,
+    apiKeyEnv: COPILOT_TOKEN_ENV,
+    contextWindow: 64_000,
+    exampleModel: 'gpt-4.1',
+    local: false,
+    headers: { ...COPILOT_EDITOR_HEADERS },
+    auth: 'copilot',
+    docs: 'Needs a Copilot subscription. Sign in with `wren models login copilot` (GitHub device flow); the token is kept in .env.',
+  },
+  {
     name: 'ollama',
     label: 'Ollama',
     protocol: 'openai',
@@ -226,6 +245,7 @@ const aliases: Record<string, string> = {
   'llama.cpp': 'llamacpp',
   'llama-cpp': 'llamacpp',
   github: 'github-models',
+  'github-copilot': 'copilot',
   qwen: 'dashscope',
   kimi: 'moonshot',
   grok: 'xai',

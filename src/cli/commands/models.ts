@@ -18,9 +18,13 @@ export async function runModelsList(options: { home: string }): Promise<number> 
   }
   out('\nProvider presets (write `provider: NAME` in a models entry):');
   for (const preset of PROVIDER_PRESETS) {
-    out(
-      `  ${preset.name.padEnd(14)} ${preset.label}${preset.apiKeyEnv ? ` — key: ${preset.apiKeyEnv}` : ' — no key'}`,
-    );
+    const key =
+      preset.auth === 'copilot'
+        ? ` — sign in: wren models login ${preset.name}`
+        : preset.apiKeyEnv
+          ? ` — key: ${preset.apiKeyEnv}`
+          : ' — no key';
+    out(`  ${preset.name.padEnd(14)} ${preset.label}${key}`);
   }
   return EXIT.ok;
 }

@@ -3,10 +3,13 @@ import type { ModelEntry } from '../../config/config-schema.js';
 import { addModel, setEnvVar } from '../../config/config-writer.js';
 import { ensureHome } from '../../config/home.js';
 import { loadConfig } from '../../config/load-config.js';
-import type { EndpointConfig, Protocol } from '../../llm/endpoint.js';
+import { COPILOT_TOKEN_ENV, copilotAuth } from '../../llm/copilot-auth.js';
+import type { CopilotAuth, EndpointConfig, Protocol } from '../../llm/endpoint.js';
 import { type LocalModelServer, probeLocalModels } from '../../llm/probe-local-models.js';
 import { PROVIDER_PRESETS, type ProviderPreset } from '../../llm/provider-presets.js';
 import { testEndpoint } from '../../llm/test-endpoint.js';
+import { mergeEnv, readDotEnv } from '../../util/interpolate.js';
+import { signInSettings, signInToCopilot } from '../copilot-sign-in.js';
 import { EXIT } from '../report-failure.js';
 
 type Choice =
@@ -31,20 +34,48 @@ async function chooseProvider(local: LocalModelServer[]): Promise<Choice> {
     ...PROVIDER_PRESETS.map((preset) => ({
       value: { kind: 'preset' as const, preset },
       label: preset.label,
-      hint: preset.apiKeyEnv ? `key: ${preset.apiKeyEnv}` : 'no key',
+      hint:
+        preset.auth === 'copilot'
+          ? 'sign in with GitHub'
+          : preset.apiKeyEnv
+            ? `key: ${preset.apiKeyEnv}`
+            : 'no key',
     })),
     { value: { kind: 'custom' }, label: 'Another server (any OpenAI-, Anthropic- or Gemini-compatible URL)' },
   ];
   return answer(await prompts.select<Choice>({ message: 'Which model provider?', options, maxItems: 12 }));
 }
 
-async function describeEndpoint(choice: Choice, env: NodeJS.ProcessEnv) {
+/**
+ * The GitHub token for Copilot: the one saved before (environment or .env), else a new sign-in through the
+ * device flow (returned as `newKey`, saved only with the model).
+ */
+async function copilotToken(home: string, env: NodeJS.ProcessEnv) {
+  const merged = mergeEnv(readDotEnv(home), env);
+  const copilot: CopilotAuth = copilotAuth(merged, false);
+  const saved = merged[COPILOT_TOKEN_ENV];
+  if (saved) {
+    prompts.log.info(`Using the GitHub token in ${COPILOT_TOKEN_ENV} (from an earlier sign-in).`);
+    return { copilot, apiKey: saved, newKey: undefined };
+  }
+  const settings = signInSettings(home, {}, env);
+  const signIn = await signInToCopilot({ settings, say: (line) => prompts.log.info(line) });
+  prompts.log.success('Signed in; this GitHub account can use Copilot.');
+  return { copilot, apiKey: signIn.githubToken, newKey: signIn.githubToken };
+}
+
+async function describeEndpoint(choice: Choice, options: { env: NodeJS.ProcessEnv; home: string }) {
+  const { env } = options;
   let protocol: Protocol = 'openai';
   let baseUrl: string;
   let model: string;
   let keyEnv: string | undefined;
   let provider: string | undefined;
   let contextWindow = 32_768;
+  let headers: Record<string, string> | undefined;
+  let copilot: CopilotAuth | undefined;
+  let apiKey: string | undefined;
+  let newKey: string | undefined;
   if (choice.kind === 'local') {
     provider = choice.server.preset;
     baseUrl = choice.server.baseUrl;
@@ -58,7 +89,10 @@ async function describeEndpoint(choice: Choice, env: NodeJS.ProcessEnv) {
     ({ protocol, baseUrl, contextWindow } = choice.preset);
     provider = choice.preset.name;
     keyEnv = choice.preset.apiKeyEnv;
+    headers = choice.preset.headers;
     prompts.log.info(choice.preset.docs);
+    if (choice.preset.auth === 'copilot')
+      ({ copilot, apiKey, newKey } = await copilotToken(options.home, env));
     model = answer(
       await prompts.text({
         message: 'Model id',
@@ -88,8 +122,7 @@ async function describeEndpoint(choice: Choice, env: NodeJS.ProcessEnv) {
     );
     keyEnv = 'WREN_CUSTOM_API_KEY';
   }
-  let apiKey = keyEnv ? env[keyEnv] : undefined;
-  let newKey: string | undefined;
+  apiKey ??= keyEnv ? env[keyEnv] : undefined;
   if (keyEnv && !apiKey) {
     newKey = answer(
       await prompts.password({
@@ -108,6 +141,8 @@ async function describeEndpoint(choice: Choice, env: NodeJS.ProcessEnv) {
     contextWindow,
     apiKey,
     newKey,
+    headers,
+    copilot,
     custom: choice.kind === 'custom',
   };
 }
@@ -134,7 +169,7 @@ export async function runOnboard(options: { home: string }): Promise<number> {
         : 'No local model server found',
     );
     for (;;) {
-      const details = await describeEndpoint(await chooseProvider(local), process.env);
+      const details = await describeEndpoint(await chooseProvider(local), { env: process.env, home });
       const suggested = existing.includes('main') ? `model-${existing.length + 1}` : 'main';
       const name =
         answer(
@@ -158,6 +193,8 @@ export async function runOnboard(options: { home: string }): Promise<number> {
         enabled: true,
         timeoutMs: 60_000,
         vision: false,
+        ...(details.headers ? { headers: { ...details.headers } } : {}),
+        ...(details.copilot ? { copilot: details.copilot } : {}),
       };
       spin.start(`Testing ${details.model}`);
       const result = await testEndpoint(endpoint);
