@@ -123,6 +123,7 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
     browserSessions,
     nextDue: () => app.nextDue() ?? null,
     redact: (text) => app.gate.redactor.text(text),
+    openAiApprovals: () => app.config().gateway.openaiCompat.approvals,
     lazyRoutes: {
       matches: (path) => LAZY_ROUTES.test(path),
       load: async () => {
@@ -149,6 +150,8 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
   }
   const token = settleGatewayToken(app.settings, configuredToken);
   verify = token.verify;
+  // Browsers signed in with another token (config or WREN_GATEWAY_TOKEN changed since) are signed out.
+  browserSessions.bindToken(configuredToken ?? `stored:${app.settings.get('gateway.token_sha256') ?? ''}`);
   const shownHost = host === '0.0.0.0' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `http://${shownHost}:${running.port}`;
   record = newGatewayRecord(url, options.version);

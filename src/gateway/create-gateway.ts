@@ -8,12 +8,16 @@ import type { Gate } from '../gate/create-gate.js';
 import type { ChannelRepository } from '../store/channel-repository.js';
 import type { GoalRepository } from '../store/goal-repository.js';
 import type { SqliteSessionStore } from '../store/sqlite-session-store.js';
-import { type BrowserSessions, SESSION_COOKIE } from './browser-sessions.js';
+import { apiHeaders } from './api-headers.js';
+import { type BrowserSessions, presentedKey, SESSION_COOKIE } from './browser-sessions.js';
 import { registerChatRoutes } from './chat-routes.js';
 import { registerFileRoutes } from './file-routes.js';
 import { registerGateRoutes } from './gate-routes.js';
 import { registerGoalRoutes } from './goal-routes.js';
 import { registerLiveSocket } from './live-socket.js';
+import { registerOpenAiCompatibleRoutes } from './openai-compatible-routes.js';
+import { openAiErrorShape } from './openai-error.js';
+import type { OpenAiApprovalMode } from './openai-turn.js';
 import { registerPairingRoutes } from './pairing-routes.js';
 import { type ProactiveRouteOptions, registerProactiveRoutes } from './proactive-routes.js';
 import { problem } from './problem.js';
@@ -68,6 +72,11 @@ export interface GatewayOptions {
   /** Masks secrets in what the live views show of tool calls (the gate's redactor). */
   redact?: (text: string) => string;
   /**
+   * `gateway.openai_compat.approvals` for `POST /v1/chat/completions`: `deny` calls that need approval at once,
+   * or `wait` for the owner's answer (default `deny`).
+   */
+  openAiApprovals?: () => OpenAiApprovalMode;
+  /**
    * Routes behind the auth check that are loaded on first use (memory, settings … — the web app's pages), so
    * their modules cost the gateway's start nothing: requests whose path `matches` go to the app `load`
    * resolves with (once); its 404 falls through to the routes here.
@@ -92,7 +101,10 @@ export function createGateway(options: GatewayOptions): GatewayApp {
   const app = new Hono();
   void options.channel.start();
 
+  app.use('/v1/*', openAiErrorShape);
   app.use('*', hostGuard(options.allowedHosts ?? (() => LOOPBACK)));
+  app.use('/api/*', apiHeaders);
+  app.use('/v1/*', apiHeaders);
 
   app.get('/api/health', (c) => {
     const challenge = c.req.query('challenge');
@@ -124,9 +136,10 @@ export function createGateway(options: GatewayOptions): GatewayApp {
     options.verifyToken,
     limiter,
     options.isLocalToken,
-    browsers ? (c) => browsers.verify(sessionCookie(c)) : undefined,
+    browsers ? (c) => browsers.verify(sessionCookie(c), presentedKey(c.req.raw.headers)) : undefined,
   );
   app.use('/api/*', auth);
+  app.use('/v1/*', auth);
   if (sessionRoutes) registerSessionRoutes(app, sessionRoutes);
 
   app.get('/api/status', (c) => c.json(options.status()));
@@ -150,6 +163,11 @@ export function createGateway(options: GatewayOptions): GatewayApp {
   });
 
   registerChatRoutes(app, options.channel, options.redact);
+  registerOpenAiCompatibleRoutes(app, {
+    channel: options.channel,
+    startedAt: options.startedAt,
+    ...(options.openAiApprovals ? { approvals: options.openAiApprovals } : {}),
+  });
   registerGateRoutes(app, options);
 
   app.get('/api/subagents', (c) => c.json({ subagents: options.subagents?.list() ?? [] }));

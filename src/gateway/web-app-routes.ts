@@ -98,7 +98,7 @@ function respond(c: Context, file: WebFile, isPage: boolean): Response {
  * Serves the built web app (dist/web, made by `npm run build`) at `/`: only files that are part of the
  * build, loaded into memory on the first request (about 100 KB), gzipped once. Hashed `/assets/*` are
  * immutable; index.html, the service worker and the manifest are revalidated by ETag. Any other path that
- * is not a file and not under /api (a client-side route) gets index.html.
+ * is not a file and not under /api or /v1 (a client-side route) gets index.html.
  */
 export function registerWebAppRoutes(app: Hono, root: string | undefined = defaultWebRoot()): void {
   let files: Promise<Map<string, WebFile>> | undefined;
@@ -114,6 +114,7 @@ export function registerWebAppRoutes(app: Hono, root: string | undefined = defau
   app.on(['GET', 'HEAD'], '*', async (c, next) => {
     const path = c.req.path;
     if (path.startsWith('/api/') || path === '/api' || path === '/ws') return next();
+    if (path.startsWith('/v1/') || path === '/v1') return next();
     const all = await load();
     const file = all.get(path);
     if (file) return respond(c, file, path.endsWith('.html'));
