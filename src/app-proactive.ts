@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { ToolRegistry } from './agent/tool-registry.js';
+import { wireMemoryTidy } from './app-memory-tidy.js';
 import type { MessageBus } from './bus/message-bus.js';
 import type { MailTrigger } from './channels/email/email-channel.js';
 import type { WrenConfig } from './config/wren-config.js';
+import type { ChatModel } from './llm/types.js';
 import { createProactive, type Proactive } from './proactive/create-proactive.js';
 import { cronSource } from './proactive/cron-source.js';
 import { goalSource } from './proactive/goal-source.js';
@@ -32,6 +34,8 @@ export interface ProactiveWiringOptions {
   watch: boolean;
   /** The owner's own chat on a channel (targets `<channel>:owner`). */
   ownerChat: (channel: string) => string | undefined;
+  /** The app's model (the memory tidy asks it directly, like consolidation). */
+  model: ChatModel;
 }
 
 /** The proactive engine as the app uses it. */
@@ -48,7 +52,8 @@ export interface ProactiveWiring {
 
 /**
  * Part of the composition root: the scheduler with its sources in tick order (reminders → cron jobs →
- * triggers → heartbeat → at most one goal pass), jobs.yaml, and the reminder, cron and goal tools.
+ * triggers → heartbeat → memory tidy → at most one goal pass), jobs.yaml, and the reminder, cron and goal
+ * tools.
  */
 export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring {
   const { home, db, bus, logger, config } = options;
@@ -74,6 +79,7 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
   const triggers = new TriggerRepository(db);
   const goals = new GoalRepository(db, { timezone });
   let triggersDue: (() => void) | undefined;
+  const tidy = wireMemoryTidy({ db, model: options.model, config, logger });
   const proactive = createProactive({
     home,
     db,
@@ -87,10 +93,12 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
         cronSource({ jobs: () => jobs.current(), defaults: cronDefaults, repository: cronJobs, outbox }),
         mail,
         heartbeatSource({ config: () => config().proactive, timezone, heartbeat: heartbeatFile, outbox }),
+        tidy.source(outbox),
         // Last: at most one goal pass per tick, after everything the owner scheduled.
         goalSource({ goals, outbox, config: () => config().proactive, timezone }),
       ];
     },
+    tasks: { tidy: tidy.run },
     onError: (error) => logger.error({ err: error }, 'scheduler'),
     onNextDue: (at) => {
       nextDue = at;

@@ -6,7 +6,13 @@ import { PushSubscriptionRepository } from '../store/push-subscription-repositor
 import { ReminderRepository } from '../store/reminder-repository.js';
 import type { ProactiveConfig } from './proactive-config.js';
 import { reminderSource } from './reminder-source.js';
-import { type AgentRunResult, createRunExecutor, type Deliverer, TargetUnavailable } from './run-executor.js';
+import {
+  type AgentRunResult,
+  createRunExecutor,
+  type Deliverer,
+  type RunExecutorOptions,
+  TargetUnavailable,
+} from './run-executor.js';
 import { type DueSource, type RunExecutor, Scheduler, type Timers } from './scheduler.js';
 import { createWebhookDeliverer } from './webhook-deliverer.js';
 
@@ -23,6 +29,8 @@ export interface ProactiveDeps {
   sources?: (repositories: { outbox: OutboxRepository }) => DueSource[];
   /** Deliverers for targets other than channels (`webhook:`, `push:`). */
   deliverers?: Partial<Record<'webhook' | 'push', Deliverer>>;
+  /** Runners of task runs by kind (the memory tidy). */
+  tasks?: RunExecutorOptions['tasks'];
   onError?: (error: unknown) => void;
   /** Told the next wake-up time after every tick (the gateway broadcasts it). */
   onNextDue?: (at: number | undefined) => void;
@@ -147,6 +155,7 @@ export function createProactive(deps: ProactiveDeps): Proactive {
       ...deps.deliverers,
     },
     extraTargets: () => (deps.config().push ? [PUSH_TARGET] : []),
+    ...(deps.tasks ? { tasks: deps.tasks } : {}),
     signal: shutdown.signal,
     ...(deps.onError ? { onError: deps.onError } : {}),
   });
@@ -155,7 +164,7 @@ export function createProactive(deps: ProactiveDeps): Proactive {
     async run(run) {
       await executor.run(run);
       const done = outbox.get(run.id);
-      if (done?.state === 'done')
+      if (done?.state === 'done' && outbox.hasFeedEntry(done.id))
         deps.bus.publishSchedule({ type: 'feed', id: done.id, title: done.payload.title });
     },
   };

@@ -1,4 +1,10 @@
-import type { Delivery, OutboxRepository, OutboxRun } from '../store/outbox-repository.js';
+import type {
+  Delivery,
+  OutboxKind,
+  OutboxOutcome,
+  OutboxRepository,
+  OutboxRun,
+} from '../store/outbox-repository.js';
 import type { RunExecutor } from './scheduler.js';
 
 /** What an agent-mode run produced: the reply, or why there is none. */
@@ -6,6 +12,20 @@ export interface AgentRunResult {
   text: string;
   failed: boolean;
 }
+
+/**
+ * How a task run (payload mode `task`) ended. `feed: false` when nothing happened worth showing (no feed
+ * entry, no delivery); otherwise the result goes to the feed and, unless quiet, to the payload's targets.
+ */
+export interface TaskOutcome {
+  outcome: OutboxOutcome;
+  text: string;
+  error?: string;
+  feed?: boolean;
+}
+
+/** Runs one task run (housekeeping such as the memory tidy); rejecting counts as a failed run. */
+export type TaskRunner = (run: OutboxRun, signal: AbortSignal) => Promise<TaskOutcome>;
 
 /**
  * Sends one delivery to one kind of target; resolves when the target took it, rejects with why not (retried
@@ -31,6 +51,8 @@ export interface RunExecutorOptions {
   signal?: AbortSignal;
   /** Targets every delivered run also goes to, besides its own (`push:all` while web push is on). */
   extraTargets?: () => readonly string[];
+  /** Runners of task runs, by kind; a task run of a kind without one fails. */
+  tasks?: Partial<Record<OutboxKind, TaskRunner>>;
 }
 
 /**
@@ -62,7 +84,8 @@ export function defaultRetryAfter(attempt: number, delivery: Delivery, now: numb
 /**
  * Runs claimed outbox runs and sends their deliveries. A notify run delivers its text as it is (no model
  * call); an agent run goes through the runtime, and an autonomous one whose reply starts with `[quiet]` goes
- * to the feed only. A run that fails still ends (the owner is told it failed): only a run the process never
+ * to the feed only; a task run is done by the runner registered for its kind (`tasks`), outside the runtime.
+ * A run that fails still ends (the owner is told it failed): only a run the process never
  * finished is run again. Each delivery is sent until its target confirms it; a crash between sending and
  * confirming re-sends with the same idempotency key (the outbox key), which the target can drop.
  */
@@ -71,9 +94,14 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
   const signal = options.signal ?? new AbortController().signal;
   const { outbox } = options;
 
-  const outcomeOf = async (run: OutboxRun) => {
+  const outcomeOf = async (run: OutboxRun): Promise<TaskOutcome> => {
     const { payload } = run;
     if (payload.mode === 'notify') return { outcome: 'delivered' as const, text: payload.text };
+    if (payload.mode === 'task') {
+      const runner = options.tasks?.[run.kind];
+      if (!runner) throw new Error(`nothing runs ${run.kind} tasks in this process`);
+      return runner(run, signal);
+    }
     const result = await options.runAgent(run, signal);
     if (result.failed) {
       return {
@@ -88,7 +116,11 @@ export function createRunExecutor(options: RunExecutorOptions): RunExecutor {
     return { outcome: 'delivered' as const, text: reply || '(no reply)' };
   };
 
-  const targetsOf = (run: OutboxRun) => [...run.payload.deliverTo, ...(options.extraTargets?.() ?? [])];
+  // A task run goes to its own targets only: housekeeping is not pushed to every browser.
+  const targetsOf = (run: OutboxRun) =>
+    run.payload.mode === 'task'
+      ? run.payload.deliverTo
+      : [...run.payload.deliverTo, ...(options.extraTargets?.() ?? [])];
 
   return {
     async run(run) {

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 
 /** What kind of item an outbox run belongs to. */
-export type OutboxKind = 'reminder' | 'cron' | 'heartbeat' | 'goal' | 'checkin' | 'trigger';
+export type OutboxKind = 'reminder' | 'cron' | 'heartbeat' | 'goal' | 'checkin' | 'trigger' | 'tidy';
 
 /**
  * What a run does, frozen when the occurrence is claimed (a later edit of the item does not change a run
@@ -10,9 +10,10 @@ export type OutboxKind = 'reminder' | 'cron' | 'heartbeat' | 'goal' | 'checkin' 
 export interface OutboxPayload {
   /** Feed title, e.g. `Reminder`, `Daily briefing`. */
   title: string;
-  /** notify: the text delivered as is; agent: the prompt run with tools. */
+  /** notify: the text delivered as is; agent: the prompt run with tools; task: what the task is, for logs. */
   text: string;
-  mode: 'notify' | 'agent';
+  /** `task`: housekeeping run by code registered for the run's kind (the memory tidy), not by the runtime. */
+  mode: 'notify' | 'agent' | 'task';
   /** Wren decided to run it (heartbeat, goal pass): it may answer `[quiet]` and waits out quiet hours. */
   autonomous: boolean;
   /** Delivery targets: `channel:chat` (`cli:terminal`, `telegram:123`) or `webhook:<name>`. */
@@ -190,11 +191,18 @@ export class OutboxRepository {
 
   /**
    * Ends a run: outcome, result or error, a feed entry, and one pending delivery per target (none for a quiet
-   * result, which goes to the feed only), in one transaction. Idempotent: a run already done is left alone.
+   * result, which goes to the feed only), in one transaction. `feed: false` (nothing happened worth showing)
+   * records the outcome only: no feed entry, no delivery. Idempotent: a run already done is left alone.
    */
   finish(
     id: number,
-    ended: { outcome: OutboxOutcome; text: string; error?: string; targets: readonly string[] },
+    ended: {
+      outcome: OutboxOutcome;
+      text: string;
+      error?: string;
+      targets: readonly string[];
+      feed?: boolean;
+    },
   ): void {
     const at = this.now();
     this.db
@@ -206,6 +214,7 @@ export class OutboxRepository {
             "UPDATE outbox SET state = 'done', finished_at = ?, outcome = ?, result = ?, error = ? WHERE id = ?",
           )
           .run(at, ended.outcome, ended.text, ended.error ?? null, id);
+        if (ended.feed === false) return;
         this.db
           .prepare(
             `INSERT INTO feed (outbox_id, kind, title, text, quiet, late, failed, created_at)
@@ -292,6 +301,11 @@ export class OutboxRepository {
       attempts: row.attempts,
       ...(row.last_error !== null ? { lastError: row.last_error } : {}),
     }));
+  }
+
+  /** Whether the run `outboxId` left a feed entry. */
+  hasFeedEntry(outboxId: number): boolean {
+    return this.db.prepare('SELECT 1 FROM feed WHERE outbox_id = ?').get(outboxId) !== undefined;
   }
 
   /** The feed, newest first. */

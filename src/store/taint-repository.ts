@@ -19,6 +19,14 @@ export class TaintRepository {
       .run(sessionId, kind, source, at);
   }
 
+  /** Every session that has read untrusted content. */
+  untrustedSessions(): Set<string> {
+    const rows = this.db
+      .prepare("SELECT DISTINCT session_id AS id FROM session_taint WHERE kind = 'untrusted'")
+      .all() as Array<{ id: string }>;
+    return new Set(rows.map((row) => row.id));
+  }
+
   of(sessionId: string): TaintRecord[] {
     return this.db
       .prepare('SELECT kind, source, at FROM session_taint WHERE session_id = ? ORDER BY at')

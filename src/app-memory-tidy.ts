@@ -1,0 +1,82 @@
+import type Database from 'better-sqlite3';
+import type { WrenConfig } from './config/wren-config.js';
+import type { ChatModel } from './llm/types.js';
+import type { MemoryTidy, TidyResult } from './memory/tidy/memory-tidy.js';
+import type { TaskOutcome, TaskRunner } from './proactive/run-executor.js';
+import type { DueSource } from './proactive/scheduler.js';
+import { tidySource } from './proactive/tidy-source.js';
+import type { OutboxRepository } from './store/outbox-repository.js';
+import { SettingsRepository } from './store/settings-repository.js';
+import { recordUsage } from './store/usage-repository.js';
+import type { Logger } from './util/logger.js';
+
+/** The memory tidy as the scheduler uses it: its source and the runner of its task runs. */
+export interface MemoryTidyWiring {
+  source(outbox: OutboxRepository): DueSource;
+  run: TaskRunner;
+}
+
+/**
+ * How a tidy ends in the outbox: a change is one quiet feed entry (the feed only, no channel); a refusal or
+ * a failure is a feed entry marked failed (still no channel); nothing to do leaves no feed entry at all.
+ */
+export function tidyOutcome(result: TidyResult): TaskOutcome {
+  switch (result.status) {
+    case 'tidied':
+      return { outcome: 'quiet', text: result.text };
+    case 'refused':
+    case 'failed':
+      return { outcome: 'failed', text: result.text, error: result.text };
+    default:
+      return { outcome: 'quiet', text: result.text, feed: false };
+  }
+}
+
+/**
+ * Part of the composition root: `memory.tidy` (off unless configured) over the home's database, with the
+ * app's model; token usage is recorded like consolidation's.
+ */
+export function wireMemoryTidy(options: {
+  db: Database.Database;
+  model: ChatModel;
+  config: () => WrenConfig;
+  logger: Logger;
+}): MemoryTidyWiring {
+  const { db, config } = options;
+  // Loaded at the first tidy: most processes never run one, and start-up should not pay for it.
+  let tidy: MemoryTidy | undefined;
+  const load = async () => {
+    const { MemoryTidy } = await import('./memory/tidy/memory-tidy.js');
+    tidy ??= new MemoryTidy({
+      db,
+      model: options.model,
+      workspace: () => config().workspace,
+      config: () => config().memory,
+      timezone: () => config().agent.timezone,
+      onUsage: (usage, endpoint) => recordUsage(db, { endpoint: endpoint ?? 'unnamed endpoint', usage }),
+    });
+    return tidy;
+  };
+  return {
+    source: (outbox) =>
+      tidySource({
+        schedule: () => {
+          const every = config().memory.tidy?.every;
+          return every ? { every, timezone: config().agent.timezone } : undefined;
+        },
+        settings: new SettingsRepository(db),
+        outbox,
+        onError: (error) => options.logger.error({ err: error }, 'memory tidy schedule'),
+      }),
+    run: async (run, signal) => {
+      const result = await (await load()).run(run.sourceKey, signal);
+      // The reason quotes MEMORY.md: it goes to the feed, not to the log.
+      if (result.status === 'refused' || result.status === 'failed')
+        options.logger.warn(
+          { key: run.sourceKey, status: result.status },
+          'memory tidy left MEMORY.md as it was',
+        );
+      return tidyOutcome(result);
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import { SettingsRepository } from '../../store/settings-repository.js';
+import type { TidyChanges } from './check-tidy.js';
+
+/** The last tidy that changed MEMORY.md: enough to finish it after a crash and to undo it. */
+export interface TidyRecord {
+  /** The outbox key of the run (`tidy:<slot>`). */
+  key: string;
+  /** When the tidy was decided (UTC ms). */
+  at: number;
+  /** MEMORY.md before and after, with their SHA-256. */
+  before: string;
+  beforeHash: string;
+  after: string;
+  afterHash: string;
+  changes: TidyChanges;
+  /** Set by `wren memory undo-tidy`. */
+  undoneAt?: number;
+}
+
+const LAST = 'memory.tidy.last';
+const CHECKED = 'memory.tidy.checked';
+
+/** SHA-256 of a text, as readSnapshot computes it. */
+export const textHash = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * The tidy's state in `wren.db` (the settings table, so it is private like the rest of the database): the
+ * last tidy with MEMORY.md as it was before it, and the hash of the MEMORY.md a tidy last looked at (a file
+ * that has not changed since is not sent to the model again).
+ */
+export class TidyRecords {
+  private readonly settings: SettingsRepository;
+
+  constructor(db: Database) {
+    this.settings = new SettingsRepository(db);
+  }
+
+  last(): TidyRecord | undefined {
+    const raw = this.settings.get(LAST);
+    return raw === undefined ? undefined : (JSON.parse(raw) as TidyRecord);
+  }
+
+  /** Saved before MEMORY.md is written, so a crash in between finishes the same tidy at the next start. */
+  saveLast(record: TidyRecord): void {
+    this.settings.set(LAST, JSON.stringify(record));
+  }
+
+  /** Forgets the last tidy when it is `key` (a tidy that could not be written: there is nothing to undo). */
+  forget(key: string): void {
+    if (this.last()?.key === key) this.settings.delete(LAST);
+  }
+
+  markUndone(at: number): void {
+    const record = this.last();
+    if (record) this.saveLast({ ...record, undoneAt: at });
+  }
+
+  /** The hash of the MEMORY.md the last tidy looked at (and left as it is, or wrote). */
+  checked(): string | undefined {
+    return this.settings.get(CHECKED);
+  }
+
+  setChecked(hash: string): void {
+    this.settings.set(CHECKED, hash);
+  }
+}
