@@ -4,7 +4,8 @@
  *   npm run bench
  * Figures: prompt tokens of "hi" in a fresh session; framework overhead per turn over HTTP (the real
  * `wren start` process, a fake OpenAI-compatible model on 127.0.0.1 speaking the real streaming wire format,
- * minus the time the same model call takes without Wren) and in-process; cold start of the real CLI to
+ * minus the time the same model call takes without Wren) and in-process; what /v1/chat/completions adds over
+ * /api/chat; cold start of the real CLI to
  * /api/health OK; idle RSS after start and after 1,000 turns; a 200-turn conversation; "hi" with MCP servers;
  * scheduler ticks with 1k–100k reminders and delivery lateness; the web app's first-load size (gzipped).
  */
@@ -19,6 +20,7 @@ import type { ChatModel, ModelEvent } from '../src/llm/types.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
 import { runMcpBench } from './mcp-bench.js';
 import { runMemoryBench } from './memory-bench.js';
+import { measureOpenAiOverhead } from './openai-compat-bench.js';
 import { runSchedulerBench } from './scheduler-bench.js';
 import { measureWebBundle } from './web-bundle-bench.js';
 
@@ -221,6 +223,20 @@ async function httpOverhead(turns: number) {
   };
 }
 
+/** The OpenAI-compatible endpoint against `/api/chat`: the same turns on one real gateway (openai-compat-bench). */
+async function openAiOverhead(turns: number) {
+  const llm = await startFakeLlmServer();
+  llm.setHandler(() => ({ text: 'ok' }));
+  const { child, url } = await startGateway(modelConfig(llm.baseUrls.openai));
+  try {
+    return await measureOpenAiOverhead({ url, token: TOKEN, turns });
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((done) => child.on('exit', done));
+    await llm.close();
+  }
+}
+
 async function memory(turns: number) {
   const llm = await startFakeLlmServer();
   const { child, url } = await startGateway(modelConfig(llm.baseUrls.openai));
@@ -252,6 +268,7 @@ async function memory(turns: number) {
 
 let hi: Awaited<ReturnType<typeof helloTokens>>;
 let http: Awaited<ReturnType<typeof httpOverhead>>;
+let openai: Awaited<ReturnType<typeof openAiOverhead>>;
 let perTurn: Awaited<ReturnType<typeof overhead>>;
 let start: number;
 let rss: Awaited<ReturnType<typeof memory>>;
@@ -262,6 +279,7 @@ const web = measureWebBundle();
 try {
   hi = await helloTokens();
   http = await httpOverhead(200);
+  openai = await openAiOverhead(200);
   perTurn = await overhead(200);
   start = await coldStart(5);
   rss = await memory(1000);
@@ -276,6 +294,7 @@ const results = {
   node: process.version,
   helloPromptTokens: hi,
   overheadHttpMs: http,
+  openAiOverheadMs: openai,
   overheadMs: perTurn,
   coldStartMs: start,
   idleRssMb: rss,
@@ -304,6 +323,11 @@ row(
   '  (round trip; model call alone)',
   `p50 ${http.totalP50.toFixed(1)} ms; ${http.modelCallP50.toFixed(1)} ms`,
   '—',
+);
+row(
+  'OpenAI-compatible endpoint overhead vs /api/chat',
+  `p50 ${openai.p50.toFixed(1)} ms (${openai.openAiP50.toFixed(1)} vs ${openai.apiChatP50.toFixed(1)} ms)`,
+  'p50 ≤ 5 ms',
 );
 row(
   'overhead per turn in-process',

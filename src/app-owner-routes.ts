@@ -9,7 +9,7 @@ import { PushSubscriptionRepository } from './store/push-subscription-repository
 
 /** What the owner-data routes use of the app (a WrenApp has it all). */
 export type OwnerRoutesApp = Pick<WrenApp, 'home' | 'db' | 'config'> & {
-  memory: Pick<WrenApp['memory'], 'tasks' | 'memos'>;
+  memory: Pick<WrenApp['memory'], 'tasks' | 'memos'> & Partial<Pick<WrenApp['memory'], 'search'>>;
   logger: Pick<WrenApp['logger'], 'info'>;
 };
 
@@ -33,6 +33,7 @@ export function registerOwnerDataRoutes(gateway: Hono, app: OwnerRoutesApp): voi
     workspace,
     db: app.db,
     timezone: () => app.config().agent.timezone,
+    ...(app.memory.search ? { search: app.memory.search } : {}),
     onEdit: ({ name, size }) => app.logger.info({ file: name, size }, 'memory file replaced over the API'),
   });
   registerTaskRoutes(gateway, app.memory.tasks);

@@ -8,6 +8,7 @@ import { continueAfterRestart } from './app-approvals.js';
 import { configuredChannels } from './app-channels.js';
 import { type ServedGateway, type ServeOptions, serveAppGateway } from './app-gateway.js';
 import { wireProactive } from './app-proactive.js';
+import { wireSemanticSearch } from './app-semantic-search.js';
 import { createBuiltInRegistry, registerWebTools, secretValues } from './app-tools.js';
 import { MessageBus } from './bus/message-bus.js';
 import { ChannelManager } from './channels/channel-manager.js';
@@ -18,6 +19,7 @@ import { watchConfig } from './config/watch-config.js';
 import type { WrenConfig } from './config/wren-config.js';
 import { createGate, type Gate } from './gate/create-gate.js';
 import { Redactor } from './gate/redactor.js';
+import { onCopilotToken } from './llm/copilot-token-registry.js';
 import type { EndpointConfig } from './llm/endpoint.js';
 import { EndpointPool } from './llm/endpoint-pool.js';
 import type { ChatModel } from './llm/types.js';
@@ -168,6 +170,11 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     return configured.length > 0 ? configured : (fallback.endpoints ?? []);
   };
   let endpoints = endpointsFor(config);
+  // Copilot API tokens are made at run time: each is redacted from the moment it exists.
+  const stopCopilotRedaction = onCopilotToken(({ token, retired }) => {
+    redactor.add([token]);
+    if (retired) redactor.remove([retired]);
+  });
   const pool = new EndpointPool({ endpoints });
   const sessions = new SqliteSessionStore(db);
   const settings = new SettingsRepository(db);
@@ -193,8 +200,10 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     extraSecrets: () => secretValues(home, config, env),
     redactor,
   });
+  const semantic = wireSemanticSearch({ db, config: () => config, logger });
   const memory = createMemory({
     db,
+    semantic,
     store: sessions,
     model,
     workspace: () => config.workspace,
@@ -284,6 +293,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     config: () => config,
     watch: options.watch === true,
     ownerChat: (name) => channels.ownerChat(name),
+    model,
   });
   const platforms = options.channels
     ? configuredChannels({
@@ -394,6 +404,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
       turnsInFlight: runtime.inFlight(),
       memoryMb: memoryMb(),
       consolidation: consolidationStatus(db),
+      memorySearch: semantic.status(),
       mcp: mcp.status(),
       subagents: subagents.list(),
       scheduler: { running: proactive.running(), nextDue: nextDue() ?? null },
@@ -430,6 +441,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
         await memory.close(Math.min(graceMs, 5000));
         await mcp.stop();
         db.close();
+        stopCopilotRedaction();
         lock?.release();
         logger.flush?.();
       })();

@@ -88,7 +88,9 @@ program
     process.exitCode = await runDoctor({ home: home(), ...options });
   });
 
-const models = program.command('models').description('list and test the configured models');
+const models = program
+  .command('models')
+  .description('list and test the configured models; sign in to GitHub Copilot');
 models
   .command('list', { isDefault: true })
   .description('list configured models and provider presets')
@@ -102,6 +104,28 @@ models
   .action(async (name: string | undefined) => {
     const { runModelsTest } = await import('./commands/models.js');
     process.exitCode = await runModelsTest({ home: home(), ...(name ? { name } : {}) });
+  });
+models
+  .command('login <provider>')
+  .description(
+    'sign in to a provider that uses an account instead of an API key: `copilot` (GitHub Copilot, through ' +
+      "GitHub's device flow); the GitHub token is saved to <home>/.env as WREN_COPILOT_GITHUB_TOKEN",
+  )
+  .option(
+    '--client-id <id>',
+    'OAuth client id (default: the Copilot editor integration; env WREN_COPILOT_CLIENT_ID)',
+  )
+  .option(
+    '--github-url <url>',
+    'GitHub address for the device flow (default https://github.com; env WREN_COPILOT_GITHUB_URL)',
+  )
+  .option(
+    '--token-url <url>',
+    'Copilot token exchange (default https://api.github.com/copilot_internal/v2/token; env WREN_COPILOT_TOKEN_URL)',
+  )
+  .action(async (provider: string, options: { clientId?: string; githubUrl?: string; tokenUrl?: string }) => {
+    const { runModelsLogin } = await import('./commands/models-login.js');
+    process.exitCode = await runModelsLogin({ home: home(), provider, ...options });
   });
 
 program

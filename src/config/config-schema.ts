@@ -66,6 +66,8 @@ export const gatewaySchema = z.strictObject({
   token: z.string().optional(),
   /** Host names (besides the bound address and loopback) browsers may use to reach the gateway. */
   allowed_hosts: z.array(nonEmpty).default([]),
+  /** `/v1/chat/completions`: calls needing approval are denied at once, or wait for the owner's answer. */
+  openai_compat: z.strictObject({ approvals: z.enum(['deny', 'wait']).default('deny') }).prefault({}),
 });
 
 /** `agent.subagents`: how far background subagents may fan out (the `spawn` tool). */

@@ -29,7 +29,12 @@ describe('loadConfig', () => {
   it('uses the defaults when there is no config.yaml', () => {
     const config = loadConfig(home, {});
     expect(config.models).toEqual([]);
-    expect(config.gateway).toEqual({ host: '127.0.0.1', port: 7777, allowedHosts: [] });
+    expect(config.gateway).toEqual({
+      host: '127.0.0.1',
+      port: 7777,
+      allowedHosts: [],
+      openaiCompat: { approvals: 'deny' },
+    });
     expect(config.agent).toMatchObject({
       maxRounds: 40,
       maxConcurrency: 4,
@@ -232,13 +237,32 @@ describe('loadConfig', () => {
 
   it('uses ${VAR:-default} when the variable is unset or empty, and coerces numbers', () => {
     write('gateway:\n  port: ${PORT:-8080}\n  host: ${HOST:-0.0.0.0}\n');
-    expect(loadConfig(home, { HOST: '' }).gateway).toEqual({ host: '0.0.0.0', port: 8080, allowedHosts: [] });
+    expect(loadConfig(home, { HOST: '' }).gateway).toEqual({
+      host: '0.0.0.0',
+      port: 8080,
+      allowedHosts: [],
+      openaiCompat: { approvals: 'deny' },
+    });
     expect(loadConfig(home, { PORT: '9000' }).gateway.port).toBe(9000);
   });
 
   it('treats an empty gateway token as no token', () => {
     write('gateway:\n  token: ${WREN_TOKEN:-}\n');
-    expect(loadConfig(home, {}).gateway).toEqual({ host: '127.0.0.1', port: 7777, allowedHosts: [] });
+    expect(loadConfig(home, {}).gateway).toEqual({
+      host: '127.0.0.1',
+      port: 7777,
+      allowedHosts: [],
+      openaiCompat: { approvals: 'deny' },
+    });
+  });
+
+  it('reads gateway.openai_compat.approvals (deny or wait)', () => {
+    write('gateway:\n  openai_compat:\n    approvals: wait\n');
+    expect(loadConfig(home, {}).gateway.openaiCompat).toEqual({ approvals: 'wait' });
+    write('gateway:\n  openai_compat:\n    approvals: ask\n');
+    expect(loadError().message).toContain(
+      'gateway.openai_compat.approvals: must be one of deny, wait; got "ask"',
+    );
   });
 
   it('reads <home>/.env, and the environment wins over it', () => {

@@ -71,5 +71,6 @@ export function resolveEndpoints(config: WrenConfig): EndpointConfig[] {
     ...(model.headers ? { headers: { ...model.headers } } : {}),
     timeoutMs: Math.round(model.timeoutSeconds * 1000),
     vision: model.vision,
+    ...(model.copilot ? { copilot: { ...model.copilot } } : {}),
   }));
 }

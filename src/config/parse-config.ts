@@ -107,6 +107,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): WrenConf
       host: data.gateway.host,
       port: data.gateway.port,
       allowedHosts: data.gateway.allowed_hosts,
+      openaiCompat: { approvals: data.gateway.openai_compat.approvals },
       ...(data.gateway.token ? { token: data.gateway.token } : {}),
     },
     agent: {

@@ -1,6 +1,6 @@
 import type { ChannelsConfig } from '../channels/channels-config.js';
 import type { GateConfig } from '../gate/gate-config.js';
-import type { Protocol } from '../llm/endpoint.js';
+import type { CopilotAuth, Protocol } from '../llm/endpoint.js';
 import type { McpSettings } from '../mcp/mcp-config.js';
 import type { MemoryConfig } from '../memory/memory-config.js';
 import type { ProactiveConfig } from '../proactive/proactive-config.js';
@@ -64,6 +64,8 @@ export interface ModelConfig {
   /** Per-request deadline in seconds, as written in config.yaml. */
   readonly timeoutSeconds: number;
   readonly vision: boolean;
+  /** For `provider: copilot`: where the GitHub token (`apiKey`) is exchanged for Copilot API tokens. */
+  readonly copilot?: Readonly<CopilotAuth>;
 }
 
 export interface GatewayConfig {
@@ -73,6 +75,8 @@ export interface GatewayConfig {
   readonly token?: string;
   /** Extra host names requests may name in Host/Origin (DNS-rebinding guard). */
   readonly allowedHosts: readonly string[];
+  /** The OpenAI-compatible endpoint (`/v1/chat/completions`). */
+  readonly openaiCompat: { readonly approvals: 'deny' | 'wait' };
 }
 
 /** Limits on background subagents (`agent.subagents`). */

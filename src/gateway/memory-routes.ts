@@ -6,7 +6,7 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { parseHistoryEntries } from '../memory/history-file.js';
 import { updateMarkdownFile } from '../memory/markdown-file.js';
-import { searchMemory } from '../memory/memory-search.js';
+import { type MemorySearcher, searchMemory } from '../memory/memory-search.js';
 import { O_NOFOLLOW } from '../tools/open-folder.js';
 import { problem } from './problem.js';
 import { limitBody, validBody, wholeQuery } from './route-input.js';
@@ -38,6 +38,8 @@ export interface MemoryRouteOptions {
   db: Database;
   /** The owner's IANA zone: search dates and stamps are read in it. */
   timezone: () => string | undefined;
+  /** The search `memory_search` runs (keywords and meaning); default: keyword search over `db`. */
+  search?: MemorySearcher;
   /** Told after a file was replaced over the API (for the log; never given the content). */
   onEdit?: (edit: { name: MemoryFileName; size: number }) => void;
 }
@@ -139,7 +141,8 @@ export interface HistoryItem {
  *   0600), never through a symlink at the file's place (403);
  * - `GET /api/memory/history?limit=N&before=CURSOR` → `{entries, next?}`: `next` is the cursor of the
  *   following (older) page; entries are only ever appended, so a cursor stays valid as the file grows;
- * - `GET /api/memory/search?q=…&limit=N&since=YYYY-MM-DD&until=YYYY-MM-DD` → `{results}`.
+ * - `GET /api/memory/search?q=…&limit=N&since=YYYY-MM-DD&until=YYYY-MM-DD` → `{results}` (with an embedding
+ *   model configured, keywords and meaning fused; each result then says how it matched: `match`).
  */
 export function registerMemoryRoutes(app: Hono, options: MemoryRouteOptions): void {
   app.get('/api/memory', async (c) => {
@@ -229,7 +232,7 @@ export function registerMemoryRoutes(app: Hono, options: MemoryRouteOptions): vo
     return c.json({ entries, ...(start > 0 ? { next: String(start) } : {}) });
   });
 
-  app.get('/api/memory/search', (c) => {
+  app.get('/api/memory/search', async (c) => {
     const text = (c.req.query('q') ?? '').trim();
     if (!text) return c.json(problem('bad_request', 'q must name the words to search for.'), 400);
     if (text.length > MAX_QUERY_CHARS)
@@ -246,15 +249,18 @@ export function registerMemoryRoutes(app: Hono, options: MemoryRouteOptions): vo
     if (badDay !== undefined)
       return c.json(problem('bad_request', `since and until are days as YYYY-MM-DD (got "${badDay}").`), 400);
     const zone = options.timezone();
-    const found = searchMemory(
-      { db: options.db, workspace: options.workspace(), ...(zone ? { timezone: zone } : {}) },
-      {
-        text,
-        limit: limit ?? SEARCH_LIMIT.default,
-        ...(since ? { since } : {}),
-        ...(until ? { until } : {}),
-      },
-    );
+    const query = {
+      text,
+      limit: limit ?? SEARCH_LIMIT.default,
+      ...(since ? { since } : {}),
+      ...(until ? { until } : {}),
+    };
+    const found = options.search
+      ? await options.search(query, c.req.raw.signal)
+      : searchMemory(
+          { db: options.db, workspace: options.workspace(), ...(zone ? { timezone: zone } : {}) },
+          query,
+        );
     const results = [
       ...found.history.map((entry) => ({
         source: 'history' as const,
@@ -263,6 +269,7 @@ export function registerMemoryRoutes(app: Hono, options: MemoryRouteOptions): vo
         ...(entry.sessionId ? { sessionId: entry.sessionId } : {}),
         excerpt: entry.excerpt,
         score: entry.score,
+        ...(entry.match ? { match: entry.match } : {}),
       })),
       ...found.messages.map((hit) => ({ source: 'message' as const, ...hit })),
     ];

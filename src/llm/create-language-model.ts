@@ -1,4 +1,6 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { createCopilotFetch } from './copilot-fetch.js';
+import { copilotTokenSourceFor } from './copilot-token-registry.js';
 import type { EndpointConfig } from './endpoint.js';
 
 /**
@@ -6,6 +8,7 @@ import type { EndpointConfig } from './endpoint.js';
  * and headers. Keys are always passed explicitly (an empty string when the endpoint has none), so the SDKs
  * never fall back to reading `ANTHROPIC_API_KEY` or `GOOGLE_GENERATIVE_AI_API_KEY` from the environment.
  * No request is sent; each protocol's SDK module loads on first use, so start-up pays only for what is used.
+ * A Copilot endpoint (`endpoint.copilot`) gets no key here: its `fetch` adds the Copilot API token per request.
  */
 export async function createLanguageModel(endpoint: EndpointConfig): Promise<LanguageModelV3> {
   const baseURL = endpoint.baseUrl.replace(/\/+$/, '');
@@ -13,11 +16,15 @@ export async function createLanguageModel(endpoint: EndpointConfig): Promise<Lan
   switch (endpoint.protocol) {
     case 'openai': {
       const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
+      const copilot = endpoint.copilot
+        ? createCopilotFetch({ endpoint, source: copilotTokenSourceFor(endpoint) })
+        : undefined;
       return createOpenAICompatible({
         name: 'openai-compatible',
         baseURL,
-        apiKey: endpoint.apiKey || undefined,
+        apiKey: copilot ? undefined : endpoint.apiKey || undefined,
         headers,
+        ...(copilot ? { fetch: copilot } : {}),
         includeUsage: true,
         transformRequestBody: usesMaxCompletionTokens(baseURL) ? renameMaxTokens : undefined,
       }).chatModel(endpoint.model);

@@ -1,4 +1,5 @@
 import { sleep as defaultSleep } from './create-deadline.js';
+import { isEmbeddingEndpoint } from './embedding-endpoint.js';
 import type { EndpointConfig, Protocol } from './endpoint.js';
 import {
   endpointSecrets,
@@ -79,7 +80,8 @@ const ZERO_USAGE = { inputTokens: 0, outputTokens: 0 };
  * The `ChatModel` the rest of Wren uses: routes each call to one of the configured endpoints.
  *
  * - Candidates: enabled endpoints carrying `request.tag` (default `default`); all enabled ones when no
- *   endpoint carries the tag. Lowest `priority` first, round-robin among equal priorities.
+ *   endpoint carries the tag. Lowest `priority` first, round-robin among equal priorities. Embedding models
+ *   (tagged `embedding`) are never candidates: they cannot chat.
  * - 429 / 529 / "overloaded": the endpoint cools down for `Retry-After` (default 60 s) and the next one is
  *   tried at once. 5xx, timeouts, connection errors: retried with exponential backoff and full jitter, then
  *   the next one. Other 4xx: no retry, the stream ends with stopReason `error` and an actionable message.
@@ -257,7 +259,7 @@ export class EndpointPool implements ChatModel {
   }
 
   #candidates(tag: string): EndpointConfig[] {
-    const enabled = this.#endpoints.filter((endpoint) => endpoint.enabled);
+    const enabled = this.#endpoints.filter((endpoint) => endpoint.enabled && !isEmbeddingEndpoint(endpoint));
     const tagged = enabled.filter((endpoint) => endpoint.tags.includes(tag));
     const pool = tagged.length > 0 ? tagged : enabled;
     return pool
@@ -314,9 +316,12 @@ export class EndpointPool implements ChatModel {
   }
 
   #noEndpointMessage(): string {
+    const chat = this.#endpoints.filter((endpoint) => !isEmbeddingEndpoint(endpoint));
+    if (chat.length > 0)
+      return 'Every model endpoint is disabled. Enable one under `models:` in config.yaml.';
     return this.#endpoints.length === 0
       ? 'No model endpoint is configured. Add one under `models:` in config.yaml (see `wren models presets`).'
-      : 'Every model endpoint is disabled. Enable one under `models:` in config.yaml.';
+      : 'Only an embedding model (tag `embedding`) is configured; it cannot chat. Add a chat model under `models:` in config.yaml.';
   }
 
   #partial(emitted: Emitted): Pick<ModelResult, 'text' | 'toolCalls'> {

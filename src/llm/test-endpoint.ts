@@ -1,3 +1,5 @@
+import { embedTexts } from './embed-texts.js';
+import { isEmbeddingEndpoint } from './embedding-endpoint.js';
 import type { EndpointConfig } from './endpoint.js';
 import { endpointSecrets, redactSecrets, toEndpointError } from './provider-error.js';
 import { streamEndpoint } from './stream-endpoint.js';
@@ -9,7 +11,7 @@ export interface EndpointTestResult {
   ok: boolean;
   /** From sending the request to the end of the answer (or the failure). */
   latencyMs: number;
-  /** The model's reply, when it answered. */
+  /** The model's reply, when it answered (for an embedding model: the length of its vectors). */
   reply?: string;
   /** What went wrong, fit to show the user (never contains the api key). */
   error?: string;
@@ -23,8 +25,9 @@ const PROBE_REQUEST: ModelRequest = {
 };
 
 /**
- * Sends one tiny request (16 output tokens at most) straight to `endpoint` — no pool, no retries — for
- * `wren models test`. Never rejects: failures and aborts come back as `{ ok: false, error }`.
+ * Sends one tiny request (16 output tokens at most; for an embedding model, the embedding of one word)
+ * straight to `endpoint` — no pool, no retries — for `wren models test`. Never rejects: failures and aborts
+ * come back as `{ ok: false, error }`.
  */
 export async function testEndpoint(
   endpoint: EndpointConfig,
@@ -34,6 +37,10 @@ export async function testEndpoint(
   const elapsed = () => Math.round(performance.now() - started);
   let reply = '';
   try {
+    if (isEmbeddingEndpoint(endpoint)) {
+      const { vectors } = await embedTexts(endpoint, ['ok'], signal);
+      return { ok: true, latencyMs: elapsed(), reply: `${vectors[0]?.length ?? 0} dimensions` };
+    }
     for await (const event of streamEndpoint(endpoint, PROBE_REQUEST, signal)) {
       if (event.type === 'text-delta') reply += event.text;
       if (event.type === 'done' && event.result.stopReason === 'error') {

@@ -12,6 +12,8 @@ import { TaskRepository } from '../store/task-repository.js';
 import { Consolidator, type ConsolidatorOptions } from './consolidator.js';
 import { createMemoryCommands } from './memory-commands.js';
 import type { MemoryConfig } from './memory-config.js';
+import { type MemorySearcher, searchMemory } from './memory-search.js';
+import type { SemanticMemory } from './semantic-memory.js';
 import { installBuiltInSkills, SkillLibrary } from './skills.js';
 import { createMemoTool } from './tools/memo-tool.js';
 import { createMemorySearchTool } from './tools/memory-search-tool.js';
@@ -34,6 +36,8 @@ export interface MemoryDeps {
   clock?: () => number;
   /** Test hook, see ConsolidatorOptions. */
   onStage?: ConsolidatorOptions['onStage'];
+  /** Semantic memory search (see createSemanticMemory); without it, search is by keywords. */
+  semantic?: SemanticMemory;
 }
 
 /** Everything memory adds to the app; see the JSDoc of each member for where it plugs in. */
@@ -48,6 +52,8 @@ export interface Memory {
     'skills' | 'openTasks' | 'memoryPromptChars' | 'summaryChars'
   >;
   consolidator: Consolidator;
+  /** What `memory_search` runs: past messages and HISTORY.md, by keywords (and meaning, when configured). */
+  search: MemorySearcher;
   memos: MemoRepository;
   tasks: TaskRepository;
   skills: SkillLibrary;
@@ -83,9 +89,24 @@ export function createMemory(deps: MemoryDeps): Memory {
     onError: (error, sessionId) => deps.onError?.(error, sessionId),
   });
   const timezone = deps.timezone ?? (() => undefined);
+  const semantic = deps.semantic;
+  const search: MemorySearcher =
+    semantic?.search ??
+    (async (query) => {
+      const zone = timezone();
+      return searchMemory(
+        { db: deps.db, workspace: deps.workspace(), ...(zone ? { timezone: zone } : {}) },
+        query,
+      );
+    });
   return {
     tools: [
-      createMemorySearchTool({ db: deps.db, workspace: deps.workspace, timezone }),
+      createMemorySearchTool({
+        db: deps.db,
+        workspace: deps.workspace,
+        timezone,
+        ...(semantic ? { search } : {}),
+      }),
       createMemoTool({ memos, timezone }),
       createTaskTool({ tasks }),
       createReadSkillTool({ skills }),
@@ -107,10 +128,14 @@ export function createMemory(deps: MemoryDeps): Memory {
       };
     },
     consolidator,
+    search,
     memos,
     tasks,
     skills,
-    afterTurn: (session) => consolidator.maybeConsolidate(session.id),
+    afterTurn: (session) => {
+      consolidator.maybeConsolidate(session.id);
+      semantic?.poke();
+    },
     async beforeNewSession(old) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
@@ -124,8 +149,12 @@ export function createMemory(deps: MemoryDeps): Memory {
     async start() {
       const workspace = deps.workspace();
       if (existsSync(workspace)) installBuiltInSkills(workspace);
+      semantic?.start();
       await consolidator.recover();
     },
-    close: (graceMs) => consolidator.close(graceMs),
+    async close(graceMs) {
+      await semantic?.close();
+      await consolidator.close(graceMs);
+    },
   };
 }

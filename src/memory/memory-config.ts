@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { validateCron } from '../proactive/schedule.js';
 
 /** Turns `"42"` (typically the result of `${VAR}`) into 42; other values pass through. */
 function fromString(value: unknown): unknown {
@@ -24,6 +25,9 @@ const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
  *   retry_base_seconds: 30       # first retry of a failed consolidation; doubles up to retry_max_seconds
  *   retry_max_seconds: 3600
  *   new_session_wait_seconds: 60 # /new waits this long for the old session's consolidation
+ *   search_min_similarity: 0.2   # with an embedding model: results by meaning at least this similar (cosine)
+ *   tidy:                        # optional, off when absent: merge duplicate facts, drop contradicted ones
+ *     every: "0 3 * * *"         # cron, read in agent.timezone
  * ```
  */
 export const memorySectionSchema = z.strictObject({
@@ -36,7 +40,24 @@ export const memorySectionSchema = z.strictObject({
   retry_base_seconds: integer(1).default(30),
   retry_max_seconds: integer(1).default(3600),
   new_session_wait_seconds: integer(0).default(60),
+  search_min_similarity: z.preprocess(fromString, z.number().min(-1).max(1)).default(0.2),
+  tidy: z.strictObject({ every: z.string().trim().min(1).superRefine(checkTidySchedule) }).optional(),
 });
+
+/** Five cron fields or an `@` nickname that croner accepts (the zone does not change what is valid). */
+function checkTidySchedule(text: string, context: z.RefinementCtx): void {
+  const fields = text.split(/\s+/).length;
+  const problem =
+    !text.startsWith('@') && fields !== 5
+      ? `has ${fields} field${fields === 1 ? '' : 's'}, not 5`
+      : validateCron(text, 'UTC');
+  if (problem) {
+    context.addIssue({
+      code: 'custom',
+      message: `"${text}" is not a usable schedule (${problem}); use 5 cron fields "minute hour day-of-month month day-of-week", e.g. "0 3 * * *" (03:00 every day) or "0 4 * * 0" (04:00 on Sundays)`,
+    });
+  }
+}
 
 export type MemorySection = z.output<typeof memorySectionSchema>;
 
@@ -52,6 +73,10 @@ export interface MemoryConfig {
   readonly retryBaseMs: number;
   readonly retryMaxMs: number;
   readonly newSessionWaitMs: number;
+  /** Cosine similarity a result found by meaning needs at least (semantic memory search). */
+  readonly searchMinSimilarity: number;
+  /** The memory tidy's schedule (a cron read in the owner's zone); absent: no tidy ever runs. */
+  readonly tidy?: { readonly every: string };
 }
 
 /** The defaults (an empty `memory:` section). */
@@ -69,5 +94,7 @@ export function toMemoryConfig(parsed: MemorySection): MemoryConfig {
     retryBaseMs: parsed.retry_base_seconds * 1000,
     retryMaxMs: Math.max(parsed.retry_base_seconds, parsed.retry_max_seconds) * 1000,
     newSessionWaitMs: parsed.new_session_wait_seconds * 1000,
+    searchMinSimilarity: parsed.search_min_similarity,
+    ...(parsed.tidy ? { tidy: Object.freeze({ every: parsed.tidy.every }) } : {}),
   });
 }

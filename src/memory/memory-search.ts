@@ -15,10 +15,16 @@ export interface MemorySearchQuery {
   until?: string;
 }
 
+/** How a hit was found, in a search that combines keywords and meaning (absent in a keyword-only search). */
+export type SearchMatch = 'words' | 'meaning' | 'both';
+
 export interface MemorySearchResult {
-  history: Array<HistoryEntry & { excerpt: string; score: number }>;
-  messages: Array<MessageHit & { when: string }>;
+  history: Array<HistoryEntry & { excerpt: string; score: number; match?: SearchMatch }>;
+  messages: Array<MessageHit & { when: string; match?: SearchMatch }>;
 }
+
+/** A search of past messages and HISTORY.md; keyword-only or combined with meaning. */
+export type MemorySearcher = (query: MemorySearchQuery, signal?: AbortSignal) => Promise<MemorySearchResult>;
 
 /** Unix ms of local midnight starting `date` (YYYY-MM-DD) in `zone`. */
 function startOfDay(date: string, zone: string | undefined): number {
@@ -38,8 +44,15 @@ function words(text: string): string[] {
   return [...new Set(text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])].filter((word) => word.length > 1);
 }
 
+/** Whether a HISTORY.md entry's date lies within the query's days (an undated entry never does). */
+export function inDays(entry: HistoryEntry, query: MemorySearchQuery): boolean {
+  if (query.since && (!entry.date || entry.date < query.since)) return false;
+  if (query.until && (!entry.date || entry.date > query.until)) return false;
+  return true;
+}
+
 /** HISTORY.md entries ranked by how many query words (as prefixes) they contain; newest wins ties. */
-function searchHistory(text: string, query: MemorySearchQuery): MemorySearchResult['history'] {
+export function searchHistory(text: string, query: MemorySearchQuery): MemorySearchResult['history'] {
   const terms = words(query.text);
   if (terms.length === 0) return [];
   const entries = parseHistoryEntries(text);
@@ -50,18 +63,14 @@ function searchHistory(text: string, query: MemorySearchQuery): MemorySearchResu
     return { entry, index, score };
   });
   return scored
-    .filter(({ entry, score }) => {
-      if (score === 0) return false;
-      if (query.since && (!entry.date || entry.date < query.since)) return false;
-      if (query.until && (!entry.date || entry.date > query.until)) return false;
-      return true;
-    })
+    .filter(({ entry, score }) => score > 0 && inDays(entry, query))
     .sort((a, b) => b.score - a.score || b.index - a.index)
     .slice(0, query.limit ?? 8)
     .map(({ entry, score }) => ({ ...entry, score, excerpt: excerpt(entry.body, terms) }));
 }
 
-function excerpt(body: string, terms: string[], size = 300): string {
+/** Up to `size` characters of `body` around the first of `terms` (from the start when none occurs). */
+export function excerpt(body: string, terms: string[], size = 300): string {
   const lower = body.toLowerCase();
   const at = Math.min(...terms.map((term) => lower.indexOf(term)).filter((index) => index >= 0), body.length);
   const start = Math.max(0, at - 80);
@@ -85,10 +94,20 @@ export function searchMemory(
   const messages = searchMessages(options.db, {
     text: query.text,
     limit: query.limit ?? 8,
-    ...(query.since ? { since: startOfDay(query.since, zone) } : {}),
-    ...(query.until ? { until: startOfDay(nextDay(query.until), zone) } : {}),
+    ...dayBounds(query, zone),
   }).map((hit) => ({ ...hit, when: formatStamp(hit.createdAt, zone) }));
   return { history, messages };
+}
+
+/** The query's days as Unix ms bounds (`since` inclusive, `until` exclusive) in `zone`. */
+export function dayBounds(
+  query: MemorySearchQuery,
+  zone: string | undefined,
+): { since?: number; until?: number } {
+  return {
+    ...(query.since ? { since: startOfDay(query.since, zone) } : {}),
+    ...(query.until ? { until: startOfDay(nextDay(query.until), zone) } : {}),
+  };
 }
 
 /** The result as text for the model or the terminal. */

@@ -8,6 +8,7 @@ import { MIGRATION_V7 } from './migration-v7-cron.js';
 import { MIGRATION_V8 } from './migration-v8-push.js';
 import { MIGRATION_V9 } from './migration-v9-channels.js';
 import { MIGRATION_V10 } from './migration-v10-approvals.js';
+import { MIGRATION_V11 } from './migration-v11-embeddings.js';
 import { StoreError } from './store-error.js';
 
 /** One schema step. `up` runs inside a transaction together with the `user_version` bump. */
@@ -76,6 +77,7 @@ export const MIGRATIONS: readonly Migration[] = [
   MIGRATION_V8,
   MIGRATION_V9,
   MIGRATION_V10,
+  MIGRATION_V11,
 ];
 
 /** The schema version this code writes. */

@@ -1,4 +1,5 @@
 import { closeSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import Database from 'better-sqlite3';
 import { migrate } from './migrations.js';
 import { StoreError } from './store-error.js';
@@ -6,6 +7,35 @@ import { StoreError } from './store-error.js';
 export interface OpenDatabaseOptions {
   /** Run pending migrations after opening (default true). */
   migrate?: boolean;
+}
+
+/** Whether sqlite-vec is loaded into a connection, and why not. */
+export type VectorSupport = { ok: true; version: string } | { ok: false; reason: string };
+
+const vectorSupport = new WeakMap<Database.Database, VectorSupport>();
+
+/**
+ * Loads the sqlite-vec extension (`vec0` tables, `vec_distance_cosine`) into a connection `openDatabase`
+ * opened, once; later calls return the first outcome. Only semantic memory search needs it, so it is loaded
+ * on first need rather than with every connection. Never throws: a missing platform package or a refused
+ * load comes back as `{ ok: false, reason }`, and the caller carries on without vector search. `path`
+ * overrides the extension file (tests).
+ */
+export function loadVectorExtension(db: Database.Database, path?: string): VectorSupport {
+  const known = vectorSupport.get(db);
+  if (known) return known;
+  let support: VectorSupport;
+  try {
+    const file =
+      path ??
+      (createRequire(import.meta.url)('sqlite-vec') as { getLoadablePath(): string }).getLoadablePath();
+    db.loadExtension(file);
+    support = { ok: true, version: String(db.prepare('SELECT vec_version() AS v').pluck().get()) };
+  } catch (error) {
+    support = { ok: false, reason: (error as Error).message.split('\n')[0] ?? String(error) };
+  }
+  vectorSupport.set(db, support);
+  return support;
 }
 
 function createPrivately(path: string): void {

@@ -3,8 +3,9 @@ import { checkHomePermissions, ensureHome } from '../../config/home.js';
 import { loadConfig, resolveEndpoints } from '../../config/load-config.js';
 import type { WrenConfig } from '../../config/wren-config.js';
 import { isLoopbackHost } from '../../gateway/gateway-token.js';
+import { pickEmbeddingEndpoint } from '../../llm/embedding-endpoint.js';
 import { testEndpoint } from '../../llm/test-endpoint.js';
-import { openDatabase } from '../../store/open-database.js';
+import { loadVectorExtension, openDatabase, type VectorSupport } from '../../store/open-database.js';
 import { checkSandbox, resolveSandbox } from '../../tools/exec/sandbox.js';
 import { EXIT } from '../report-failure.js';
 import { sandboxCheck } from '../security-audit.js';
@@ -108,7 +109,40 @@ export async function collectChecks(home: string): Promise<DoctorCheck[]> {
   );
   checkChannels(config, checks);
   await checkModels(config, checks);
+  const search = memorySearchCheck(config);
+  if (search) checks.push(search);
   return checks;
+}
+
+/**
+ * With an embedding model configured: whether sqlite-vec loads, so memory search can use meaning as well as
+ * keywords (warn when not: search still works, by keywords). Undefined without an embedding model.
+ */
+export function memorySearchCheck(
+  config: WrenConfig,
+  load: (db: ReturnType<typeof openDatabase>) => VectorSupport = loadVectorExtension,
+): DoctorCheck | undefined {
+  const endpoint = pickEmbeddingEndpoint(resolveEndpoints(config));
+  if (!endpoint) return undefined;
+  const db = openDatabase(':memory:', { migrate: false });
+  let support: VectorSupport;
+  try {
+    support = load(db);
+  } finally {
+    db.close();
+  }
+  return support.ok
+    ? {
+        id: 'memory.semantic_search',
+        status: 'ok',
+        message: `memory search uses keywords and meaning (${endpoint.name}, sqlite-vec ${support.version})`,
+      }
+    : {
+        id: 'memory.semantic_search',
+        status: 'warn',
+        message: `sqlite-vec could not load (${support.reason}): memory search uses keywords only`,
+        fix: 'reinstall Wren (npm ci) so sqlite-vec gets its build for this platform, or remove the embedding model',
+      };
 }
 
 /**

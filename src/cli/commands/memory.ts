@@ -32,12 +32,19 @@ async function withHome(
   );
 }
 
-/** `wren memory search|show`, `wren memo …`, `wren task …`. Exit codes: 0 ok, 1 not found, 2 bad input. */
+/**
+ * `wren memory search|show|undo-tidy`, `wren memo …`, `wren task …`. Exit codes: 0 ok, 1 not found (or an
+ * undo refused), 2 bad input.
+ */
 export function registerMemoryCommands(program: Command, home: () => string): void {
-  const memory = program.command('memory').description('search and show what Wren remembers');
+  const memory = program
+    .command('memory')
+    .description('search and show what Wren remembers, undo a memory tidy');
   memory
     .command('search <query...>')
-    .description('search past conversations (all sessions) and HISTORY.md, best match first')
+    .description(
+      'search past conversations (all sessions) and HISTORY.md, best match first (also by meaning with an embedding model)',
+    )
     .option('--since <date>', 'from this day on (YYYY-MM-DD)')
     .option('--until <date>', 'up to this day, inclusive (YYYY-MM-DD)')
     .option('--limit <n>', 'results per source (default 8)', (value) => wholeNumber(value, 1, 1000))
@@ -47,7 +54,8 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
         words: string[],
         options: { since?: string; until?: string; limit?: number; json?: boolean },
       ) => {
-        const { searchMemory, formatSearchResult } = await import('../../memory/memory-search.js');
+        const { formatSearchResult } = await import('../../memory/memory-search.js');
+        const { cliMemorySearch } = await import('../memory-search-command.js');
         const bad = [options.since, options.until].find((date) => date && !/^\d{4}-\d{2}-\d{2}$/.test(date));
         if (bad || (options.limit !== undefined && !(options.limit > 0))) {
           process.stderr.write(
@@ -56,17 +64,15 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
           process.exitCode = EXIT.usage;
           return;
         }
-        process.exitCode = await withHome(home(), ({ db, config, timezone }) => {
+        process.exitCode = await withHome(home(), async ({ db, config }) => {
           const query = words.join(' ');
-          const result = searchMemory(
-            { db, workspace: config.workspace, timezone },
-            {
-              text: query,
-              ...(options.since ? { since: options.since } : {}),
-              ...(options.until ? { until: options.until } : {}),
-              ...(options.limit ? { limit: options.limit } : {}),
-            },
-          );
+          const search = await cliMemorySearch(db, config);
+          const result = await search({
+            text: query,
+            ...(options.since ? { since: options.since } : {}),
+            ...(options.until ? { until: options.until } : {}),
+            ...(options.limit ? { limit: options.limit } : {}),
+          });
           if (options.json) json({ query, ...result });
           else out(formatSearchResult(query, result));
           return result.history.length + result.messages.length > 0 ? EXIT.ok : EXIT.failed;
@@ -99,6 +105,34 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
           );
         }
         return EXIT.ok;
+      });
+    });
+  memory
+    .command('undo-tidy')
+    .description('put MEMORY.md back as it was before the last memory tidy (recorded in HISTORY.md)')
+    .option('--force', 'restore it even though MEMORY.md changed since the tidy (that change is lost)')
+    .option('--json', 'print JSON')
+    .action(async (options: { force?: boolean; json?: boolean }) => {
+      const { undoTidy, UndoTidyError } = await import('../../memory/tidy/undo-tidy.js');
+      process.exitCode = await withHome(home(), async ({ db, config, timezone }) => {
+        try {
+          const undone = await undoTidy({
+            db,
+            workspace: config.workspace,
+            timezone,
+            force: options.force === true,
+          });
+          if (options.json) json(undone);
+          else
+            out(
+              `Restored MEMORY.md as it was before the memory tidy of ${undone.tidiedAt}${undone.forced ? ' (your later changes to it are replaced)' : ''}; the undo is recorded in HISTORY.md.`,
+            );
+          return EXIT.ok;
+        } catch (error) {
+          if (!(error instanceof UndoTidyError)) throw error;
+          process.stderr.write(`wren: ${error.message}\n`);
+          return EXIT.failed;
+        }
       });
     });
   registerMemoCommands(program, home);

@@ -1,8 +1,11 @@
 import { withHome } from '../../app-home.js';
 import type { ChannelsConfig } from '../../channels/channels-config.js';
 import { resolveEndpoints } from '../../config/load-config.js';
+import type { WrenConfig } from '../../config/wren-config.js';
+import { pickEmbeddingEndpoint } from '../../llm/embedding-endpoint.js';
 import { describeAt } from '../../proactive/describe-at.js';
 import { consolidationStatus } from '../../store/consolidation-status-repository.js';
+import { EmbeddingRepository } from '../../store/embedding-repository.js';
 import { proactiveSummary } from '../../store/proactive-summary.js';
 import { usageTotals } from '../../store/usage-repository.js';
 import { ConfigError } from '../../util/config-error.js';
@@ -20,6 +23,29 @@ interface LiveStatus {
   models?: Array<{ name: string; state?: string; coolingUntil?: number }>;
   scheduler?: { running?: boolean; nextDue?: number | null };
   channels?: Array<{ name: string; state: string; detail?: string }>;
+  memorySearch?: { failures?: number; lastError?: string; unavailable?: string };
+}
+
+/**
+ * Semantic memory search, when an embedding model is configured: what the home's database holds (plain SQL,
+ * no extension needed) and, from a running gateway, whether embedding fails. Undefined without one.
+ */
+function memorySearchStatus(options: {
+  config: WrenConfig;
+  db: ConstructorParameters<typeof EmbeddingRepository>[0];
+  live: LiveStatus | undefined;
+}) {
+  const { config, db, live } = options;
+  const endpoint = pickEmbeddingEndpoint(resolveEndpoints(config));
+  if (!endpoint) return undefined;
+  const { failures, lastError, unavailable } = live?.memorySearch ?? {};
+  return {
+    model: endpoint.model,
+    ...new EmbeddingRepository(db).counts(endpoint.model),
+    ...(failures ? { failures } : {}),
+    ...(lastError ? { lastError } : {}),
+    ...(unavailable ? { unavailable } : {}),
+  };
 }
 
 async function gatewayState(home: string) {
@@ -96,6 +122,7 @@ async function statusOf(options: { home: string; json?: boolean }): Promise<numb
       sessions: (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n,
       usage: { today: usageTotals(db, { since: startOfDay.getTime() }), total: usageTotals(db) },
       consolidation: consolidationStatus(db),
+      memorySearch: memorySearchStatus({ config, db, live: gateway.running ? gateway.live : undefined }),
       proactive: { ...proactiveSummary(db), timezone: config.agent.timezone },
       channels: channelLines(config.channels, gateway.running ? gateway.live?.channels : undefined),
       mcp: (await mcpServerStatuses(options.home)).servers.map(({ name, state, display, tools }) => ({
@@ -149,6 +176,7 @@ function printStatus(status: {
   sessions: number;
   usage: { today: ReturnType<typeof usageTotals>; total: ReturnType<typeof usageTotals> };
   consolidation: ReturnType<typeof consolidationStatus>;
+  memorySearch: ReturnType<typeof memorySearchStatus>;
   proactive: ReturnType<typeof proactiveSummary> & { timezone: string };
   channels: Array<{ name: string; display: string }>;
   mcp: Array<{ name: string; display: string }>;
@@ -175,6 +203,13 @@ function printStatus(status: {
         : ''
     }`,
   );
+  const search = status.memorySearch;
+  if (search)
+    out(
+      `search    keywords and meaning (${search.model}): ${search.embedded} texts embedded, ${search.waiting} messages waiting${
+        search.failures ? `; embedding FAILING (${search.failures}×): ${search.lastError ?? ''}` : ''
+      }${search.unavailable ? `; keywords only: ${search.unavailable}` : ''}`,
+    );
   const { proactive } = status;
   const scheduler = status.gateway.running ? status.gateway.live?.scheduler : undefined;
   out(

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Tool } from '../../agent/tool.js';
 import { toolSchema } from '../../tools/tool-schema.js';
 import { HELD_FACTS } from '../consolidator.js';
-import { formatSearchResult, searchMemory } from '../memory-search.js';
+import { formatSearchResult, type MemorySearcher, searchMemory } from '../memory-search.js';
 
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'use YYYY-MM-DD');
 
@@ -19,12 +19,14 @@ const parameters = z
 /**
  * `memory_search`: past conversations of all sessions (full-text, ranked, with dates and session) and
  * HISTORY.md entries. Safe and core; results are private data (the session is tainted `private`), or
- * untrusted when any hit comes from a session that had read untrusted content.
+ * untrusted when any hit comes from a session that had read untrusted content. `search` replaces the
+ * keyword search (semantic memory search); the result has the same shape either way.
  */
 export function createMemorySearchTool(deps: {
   db: Database;
   workspace: () => string;
   timezone?: () => string | undefined;
+  search?: MemorySearcher;
 }): Tool {
   return {
     name: 'memory_search',
@@ -33,18 +35,21 @@ export function createMemorySearchTool(deps: {
     parameters: toolSchema(parameters),
     risk: 'safe',
     core: true,
-    async execute(raw) {
+    async execute(raw, _ctx, signal) {
       const args = parameters.parse(raw);
       const zone = deps.timezone?.();
-      const result = searchMemory(
-        { db: deps.db, workspace: deps.workspace(), ...(zone ? { timezone: zone } : {}) },
-        {
-          text: args.query,
-          ...(args.since ? { since: args.since } : {}),
-          ...(args.until ? { until: args.until } : {}),
-          ...(args.limit ? { limit: args.limit } : {}),
-        },
-      );
+      const query = {
+        text: args.query,
+        ...(args.since ? { since: args.since } : {}),
+        ...(args.until ? { until: args.until } : {}),
+        ...(args.limit ? { limit: args.limit } : {}),
+      };
+      const result = deps.search
+        ? await deps.search(query, signal)
+        : searchMemory(
+            { db: deps.db, workspace: deps.workspace(), ...(zone ? { timezone: zone } : {}) },
+            query,
+          );
       // Text that came from a session which had read untrusted content (a page the model quoted, a held
       // "fact") is as untrusted as the page: it must not launder an injection into a clean session.
       const untrustedSessions = new Set(
