@@ -9,6 +9,7 @@ export default function setup(): void {
   execFileSync(
     process.execPath,
     ['node_modules/vite/bin/vite.js', 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'],
-    { stdio: 'inherit' },
+    // vitest sets NODE_ENV=test, which would make Vite build a development bundle (no service worker).
+    { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } },
   );
 }

@@ -163,7 +163,7 @@ describe('the web app with the keyboard only', { timeout: 40_000 }, () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Reminders' }).waitFor();
     // Focus moved to the new page, so the next Tab goes into it rather than back to the top.
-    expect(await focusInside('main')).toBe(true);
+    await expect.poll(() => focusInside('main'), { message: 'focus in the page' }).toBe(true);
     await page.keyboard.press('Tab');
     expect(await focusInside('main'), `after Tab: ${await focusedElement()}`).toBe(true);
   });
@@ -191,28 +191,28 @@ describe('the web app with the keyboard only', { timeout: 40_000 }, () => {
       const menu = page.getByRole('button', { name: 'Menu', exact: true });
       await pressUntilFocused(menu, 'Shift+Tab');
       await page.keyboard.press('Enter');
-      expect(await menu.getAttribute('aria-expanded')).toBe('true');
+      await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('true');
       await navLink('Reminders').waitFor({ state: 'visible' });
       // Opening put focus in the menu, on the page shown.
-      expect(await hasFocus(navLink('Chat')), `focus: ${await focusedElement()}`).toBe(true);
+      await expect.poll(() => hasFocus(navLink('Chat')), { message: 'focus on the Chat link' }).toBe(true);
       // The page behind the open menu is out of the Tab order.
       for (let presses = 0; presses < 20; presses++) {
         await page.keyboard.press('Tab');
         expect(await focusInside('main'), `Tab ${presses + 1}: ${await focusedElement()}`).toBe(false);
       }
       await page.keyboard.press('Escape');
-      expect(await menu.getAttribute('aria-expanded')).toBe('false');
+      await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('false');
       await navLink('Reminders').waitFor({ state: 'hidden' });
-      expect(await hasFocus(menu), `focus after Escape: ${await focusedElement()}`).toBe(true);
+      await expect.poll(() => hasFocus(menu), { message: 'focus back on Menu' }).toBe(true);
 
       const conversations = page.getByRole('button', { name: 'Conversations', exact: true });
       await pressUntilFocused(conversations, 'Tab');
       await page.keyboard.press('Enter');
-      expect(await conversations.getAttribute('aria-expanded')).toBe('true');
-      expect(await focusInside('chat-sessions'), `focus: ${await focusedElement()}`).toBe(true);
+      await expect.poll(() => conversations.getAttribute('aria-expanded')).toBe('true');
+      await expect.poll(() => focusInside('chat-sessions'), { message: 'focus in the list' }).toBe(true);
       await page.keyboard.press('Escape');
-      expect(await conversations.getAttribute('aria-expanded')).toBe('false');
-      expect(await hasFocus(conversations), `focus after Escape: ${await focusedElement()}`).toBe(true);
+      await expect.poll(() => conversations.getAttribute('aria-expanded')).toBe('false');
+      await expect.poll(() => hasFocus(conversations), { message: 'focus back on Conversations' }).toBe(true);
     } finally {
       await page.setViewportSize({ width: 1280, height: 860 });
     }
