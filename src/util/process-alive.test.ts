@@ -21,6 +21,15 @@ describe('processAlive', () => {
     );
     try {
       expect(processAlive(pid)).toBe(true);
+      if (process.platform === 'linux') {
+        // Until the shell has become `sleep 31` it may still reap its child itself: wait for the exec.
+        const { readFileSync } = await import('node:fs');
+        const comm = () => readFileSync(`/proc/${parent.pid}/comm`, 'utf8').trim();
+        const execDeadline = Date.now() + 5000;
+        while (comm() !== 'sleep' && Date.now() < execDeadline)
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(comm()).toBe('sleep');
+      }
       process.kill(pid, 'SIGKILL');
       const deadline = Date.now() + 5000;
       while (processAlive(pid) && Date.now() < deadline)
