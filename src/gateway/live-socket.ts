@@ -5,6 +5,7 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import type { WSContext, WSEvents } from 'hono/ws';
 import type { HttpChannel } from '../channels/http/http-channel.js';
 import { approvalSse, messageEvent } from './gate-routes.js';
+import { problem } from './problem.js';
 import { sameOrigin } from './request-guard.js';
 
 export interface LiveSocketOptions {
@@ -90,9 +91,7 @@ export function registerLiveSocket(
     (c, next) =>
       sameOrigin(c)
         ? next()
-        : Promise.resolve(
-            c.json({ error: { code: 'forbidden_origin', message: 'Cross-origin WebSocket refused.' } }, 403),
-          ),
+        : Promise.resolve(c.json(problem('forbidden_origin', 'Cross-origin WebSocket refused.'), 403)),
     auth,
     async (c, next) => {
       const socket = await load();
