@@ -259,6 +259,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
       workspace: current.workspace,
       timezone: current.agent.timezone,
       ...memory.contextOptions(),
+      guestSkills: () => memory.skills.guestSection(current.gate.nonOwner.skills),
     });
   let context = contextFor(config);
   const runtime = new AgentRuntime({
@@ -274,6 +275,12 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     settings: (): AgentSettings => config.agent,
     beforeToolCall: gate.beforeToolCall,
     afterToolCall: gate.afterToolCall,
+    // A non-owner's words (or a trigger's untrusted content) taint the session before anything else happens:
+    // consolidation then holds back its facts instead of writing them into the owner's MEMORY.md.
+    onTurnStart: ({ session, message }) => {
+      if (message.fromOwner !== true)
+        gate.taint.markUntrusted(session.id, `a message from ${message.senderId}`);
+    },
     onTurnEnd: ({ session, usage, endpoint }) => {
       memory.afterTurn(session);
       if (usage.inputTokens + usage.outputTokens === 0) return;

@@ -36,6 +36,11 @@ export interface AgentRuntimeOptions {
   settings: () => AgentSettings;
   beforeToolCall?: BeforeToolCall;
   afterToolCall?: AfterToolCall;
+  /**
+   * Called when a turn starts, before its message is stored (e.g. to mark a session that a non-owner wrote
+   * in as untrusted, so nothing from it is consolidated into the owner's memory).
+   */
+  onTurnStart?: (info: { session: SessionRecord; message: InboundMessage }) => void;
   /** Called after every turn that used the model (persist usage, metrics). */
   onTurnEnd?: (info: { session: SessionRecord; usage: Usage; endpoint?: string; result: TurnResult }) => void;
   onError?: (error: unknown) => void;
@@ -287,6 +292,7 @@ export class AgentRuntime {
     };
     const emit = (event: AgentEvent) => bus.publishEvent(event);
     emit({ ...base, type: 'turn-start' });
+    this.options.onTurnStart?.({ session, message });
 
     const { system, userMessage, history, requestUser, limits } = await this.preparation.prepare(
       message,

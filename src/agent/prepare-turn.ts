@@ -60,7 +60,9 @@ export class TurnPreparation {
     const { store, model, registry } = this.deps;
     const context = this.deps.context();
     const { summary } = await store.memoryState(session.id);
-    const system = context.system({ summary });
+    // Only the owner's own turns (and scheduled runs whose answer goes only to the owner) see private context.
+    const guest = message.fromOwner !== true && message.forOwner !== true;
+    const system = context.system(guest ? { summary, guest } : { summary });
     const userMessage: ChatMessage = message.media?.length
       ? { role: 'user', content: [{ type: 'text', text: message.text }, ...message.media] }
       : { role: 'user', content: message.text };

@@ -19,6 +19,12 @@ export interface InboundMessage {
    */
   fromOwner?: boolean;
   /**
+   * Set when the answer goes only to the owner although the sender is not the owner (a scheduled run on
+   * untrusted content, such as a mail trigger): the turn still sees the owner's private context. Absent, a
+   * turn whose sender is not the owner is a guest's: no memory, profile, tasks or standing instructions.
+   */
+  forOwner?: boolean;
+  /**
    * Subagent hops that led to this message: absent (0) for people, a subagent's depth for its report. The
    * turn it starts may spawn only while this is below `agent.subagents.max_depth`.
    */

@@ -51,7 +51,11 @@ export interface Gate {
     revoke(id: string): boolean;
   };
   audit: { list(query?: AuditQuery): AuditEntry[] };
-  taint: { of(sessionId: string): TaintMark[] };
+  taint: {
+    of(sessionId: string): TaintMark[];
+    /** Records that the session read content the owner did not write (e.g. a non-owner's message). Idempotent. */
+    markUntrusted(sessionId: string, source: string): void;
+  };
   /** Redacts every configured secret value; kept current with the config. Hand it to the logger too. */
   redactor: Redactor;
   /** Detaches from the bus and denies (as cancelled) every pending approval. Idempotent. */
@@ -324,7 +328,10 @@ export function createGate(deps: GateDeps): Gate {
       revoke: (id) => grants.revoke(id),
     },
     audit: { list: (query) => audit.list(query) },
-    taint: { of: (sessionId) => taint.of(sessionId).map(({ kind, source }) => ({ kind, source })) },
+    taint: {
+      of: (sessionId) => taint.of(sessionId).map(({ kind, source }) => ({ kind, source })),
+      markUntrusted: (sessionId, source) => taint.mark(sessionId, 'untrusted', source),
+    },
     redactor,
     close() {
       if (closed) return;

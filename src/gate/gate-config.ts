@@ -30,6 +30,8 @@ export interface NonOwnerPolicy {
   readonly fileTools: readonly string[];
   /** Workspace-relative folder holding one sub-folder per sender id. */
   readonly userFolder: string;
+  /** Skill names whose instructions a non-owner's turn carries in full (their prompt has no skills index). */
+  readonly skills: readonly string[];
 }
 
 /** The `gate:` section, camelCase, validated. */
@@ -129,6 +131,7 @@ export const gateSectionSchema = z.strictObject({
           message: 'must be a folder relative to the workspace, without ..',
         })
         .default('users'),
+      skills: z.array(nonEmpty).default([]),
     })
     .prefault({}),
 });
@@ -150,6 +153,7 @@ export function toGateConfig(parsed: GateSection): GateConfig {
       denyTools: parsed.non_owner.deny_tools,
       fileTools: parsed.non_owner.file_tools,
       userFolder: parsed.non_owner.user_folder.replace(/\/+$/, ''),
+      skills: parsed.non_owner.skills,
     },
   };
 }

@@ -42,6 +42,10 @@ const frontMatterSchema = z.object({
 const ALWAYS_CHARS = 4000;
 const INDEX_CHARS = 6000;
 
+function capBody(body: string): string {
+  return body.length > ALWAYS_CHARS ? `${body.slice(0, ALWAYS_CHARS)}\n[skill truncated]` : body;
+}
+
 function onPath(bin: string, env: NodeJS.ProcessEnv): boolean {
   for (const dir of (env['PATH'] ?? '').split(delimiter)) {
     if (!dir) continue;
@@ -137,6 +141,19 @@ export class SkillLibrary {
   }
 
   /**
+   * The skills a non-owner's prompt carries: each usable skill named in `names` (case-insensitive), in full
+   * (capped). '' when none is named or found. Guests cannot load skills themselves (read_skill is the owner's).
+   */
+  guestSection(names: readonly string[]): string {
+    if (names.length === 0) return '';
+    const wanted = new Set(names.map((name) => name.toLowerCase()));
+    return this.list()
+      .filter((skill) => wanted.has(skill.name.toLowerCase()) && skill.problems.length === 0)
+      .map((skill) => `\n\n<skill name="${skill.name}">\n${capBody(skill.body)}\n</skill>`)
+      .join('');
+  }
+
+  /**
    * The skills part of the system prompt: usable always-on skills in full, the others one line each, the
    * unusable ones with the reason. '' when there are no skills. Stable while the files do not change.
    */
@@ -152,13 +169,7 @@ export class SkillLibrary {
     if (index.length > INDEX_CHARS) index = `${index.slice(0, INDEX_CHARS)}\n[skills list truncated]`;
     const always = skills
       .filter((skill) => skill.always && skill.problems.length === 0)
-      .map((skill) => {
-        const body =
-          skill.body.length > ALWAYS_CHARS
-            ? `${skill.body.slice(0, ALWAYS_CHARS)}\n[skill truncated]`
-            : skill.body;
-        return `\n<skill name="${skill.name}">\n${body}\n</skill>`;
-      })
+      .map((skill) => `\n<skill name="${skill.name}">\n${capBody(skill.body)}\n</skill>`)
       .join('');
     return `\n\n<skills>\nSkills are instructions for specific jobs. When a request matches one, load it with the read_skill tool and follow it.\n${index}\n</skills>${always}`;
   }

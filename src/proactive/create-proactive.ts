@@ -102,6 +102,8 @@ export function createProactive(deps: ProactiveDeps): Proactive {
         chatId: run.sourceKey,
         senderId: run.payload.untrusted ? `${run.kind}:${run.ref}` : 'scheduler',
         fromOwner: !run.payload.untrusted,
+        // A trigger's summary goes only to the owner: the owner's context stays, its tools stay reduced.
+        forOwner: true,
         interactive: false,
         sessionId: run.payload.sessionId ?? `proactive:${run.kind}:${run.ref}`,
         // A heartbeat is one compact check, a trigger one event: earlier runs are not part of the context.
