@@ -137,6 +137,13 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     produced.push({ message });
     await options.persist?.({ message });
   };
+  /** What the gate asked to tell the owner about calls that ran, in order, each once. */
+  const notices: string[] = [];
+  const told = (result: TurnResult): TurnResult => {
+    const all = [...new Set(notices)];
+    if (result.notice) all.push(result.notice);
+    return all.length ? { ...result, notice: all.join(' ') } : result;
+  };
 
   let endpoint: string | undefined;
   for (let round = 1; round <= options.maxRounds; round++) {
@@ -146,7 +153,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     const failed = result.stopReason === 'error' || result.stopReason === 'aborted';
     if (failed || result.toolCalls.length === 0) {
       if (result.text) await record({ role: 'assistant', content: result.text });
-      return {
+      return told({
         reply: result.text,
         produced,
         usage,
@@ -154,17 +161,23 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
         rounds: round,
         ...(endpoint ? { endpoint } : {}),
         ...(result.errorMessage ? { errorMessage: result.errorMessage } : {}),
-      };
+      });
     }
     await record({ role: 'assistant', content: result.text, toolCalls: result.toolCalls });
 
-    const { messages: results, repeated } = await runCalls(options, result.toolCalls, callCounts, active);
+    const { messages: results, repeated } = await runCalls(
+      options,
+      result.toolCalls,
+      callCounts,
+      active,
+      notices,
+    );
     for (const item of results) {
       transcript.push(item.message);
       produced.push(item);
     }
     if (options.signal.aborted) {
-      return { reply: '', produced, usage, stopReason: 'aborted', rounds: round };
+      return told({ reply: '', produced, usage, stopReason: 'aborted', rounds: round });
     }
     if (repeated) {
       return wrapUp(
@@ -175,7 +188,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
         round,
         `a repeating ${repeated} call was stopped`,
         active,
-      );
+      ).then(told);
     }
   }
   return wrapUp(
@@ -186,7 +199,7 @@ export async function runTurn(options: RunTurnOptions): Promise<TurnResult> {
     options.maxRounds,
     `the limit of ${options.maxRounds} tool rounds was reached`,
     active,
-  );
+  ).then(told);
 }
 
 /**
@@ -199,6 +212,7 @@ async function runCalls(
   calls: ToolCall[],
   callCounts: Map<string, number>,
   active: Set<string>,
+  notices: string[],
 ): Promise<{ messages: ProducedMessage[]; repeated?: string }> {
   let repeated: string | undefined;
   const slots = new Semaphore(options.maxParallelTools ?? DEFAULT_PARALLEL_TOOLS);
@@ -226,7 +240,11 @@ async function runCalls(
       );
     }
     if (call.name === USE_TOOLS) return activate(options, call, active);
-    return slots.run(() => runCall(options, call), options.signal, refused(call, 'The call was cancelled.'));
+    return slots.run(
+      () => runCall(options, call, notices),
+      options.signal,
+      refused(call, 'The call was cancelled.'),
+    );
   };
   const messages = await Promise.all(
     calls.map(async (call, index) => {
@@ -253,7 +271,7 @@ function toolMessage(call: ToolCall, result: ToolResult, maxChars: number): Prod
   return details === undefined ? { message } : { message, details };
 }
 
-async function runCall(options: RunTurnOptions, call: ToolCall) {
+async function runCall(options: RunTurnOptions, call: ToolCall, notices: string[]) {
   const { registry, toolContext, signal, beforeToolCall, onEvent } = options;
   const tool = registry.get(call.name);
   let hintArgs: Record<string, unknown> | undefined;
@@ -272,6 +290,7 @@ async function runCall(options: RunTurnOptions, call: ToolCall) {
   onEvent?.({ type: 'tool-call-start', call, hint: `calling ${describeCall(call.name, hintArgs)}` });
   const outcome = await registry.invoke(call, toolContext, signal, beforeToolCall, options.afterToolCall);
   onEvent?.({ type: 'tool-call-end', call, result: outcome.result });
+  if (outcome.notice) notices.push(outcome.notice);
   return { call, result: outcome.result };
 }
 

@@ -7,20 +7,23 @@ import { validateArguments } from './validate-arguments.js';
 /** A tool call after it ran: what the model gets (`result`) plus what the UI may show. */
 export interface ToolOutcome {
   result: ToolResult;
+  /** What the gate asked to tell the owner about this call, when it ran (see BeforeToolCall). */
+  notice?: string;
   /** Parsed arguments, when they were valid. */
   args?: Record<string, unknown>;
 }
 
 /**
  * Decides whether a validated call may run. Returning a reason denies the call; the reason is reported
- * to the model as the tool's error result. The gate plugs in here.
+ * to the model as the tool's error result. An allowed call may carry a `notice` for the owner: it is added
+ * to the turn's answer when the call ran without error. The gate plugs in here.
  */
 export type BeforeToolCall = (
   tool: Tool,
   args: Record<string, unknown>,
   ctx: ToolContext,
   signal: AbortSignal,
-) => Promise<{ allow: true } | { allow: false; reason: string }>;
+) => Promise<{ allow: true; notice?: string } | { allow: false; reason: string }>;
 
 /** Runs after every call that reached `execute` (taint tracking, audit). Must not throw. */
 export type AfterToolCall = (
@@ -159,16 +162,18 @@ export class ToolRegistry {
     const check = validateArguments(tool.name, call.arguments, tool.parameters);
     if (!check.ok) return { result: { content: check.error, isError: true } };
     try {
+      let notice: string | undefined;
       if (beforeToolCall) {
         const verdict = await beforeToolCall(tool, check.args, ctx, signal);
         if (!verdict.allow) {
           return { args: check.args, result: { content: `Not allowed: ${verdict.reason}`, isError: true } };
         }
+        notice = verdict.notice;
       }
       signal.throwIfAborted();
       const result = await tool.execute(check.args, ctx, signal);
       afterToolCall?.(tool, check.args, result, ctx);
-      return { args: check.args, result };
+      return notice && !result.isError ? { args: check.args, result, notice } : { args: check.args, result };
     } catch (error) {
       const message = signal.aborted
         ? 'The call was cancelled.'

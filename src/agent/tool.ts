@@ -40,6 +40,12 @@ export interface ToolAssessment {
    * After untrusted content such a call asks, so an injected instruction cannot plant itself for later turns.
    */
   persists?: string;
+  /**
+   * Set when the call deletes or switches off something the owner set up (a reminder, a cron job): what it
+   * removes. After untrusted content such a call asks in strict mode; otherwise it runs and the owner is told
+   * in the turn's answer, so an injected instruction cannot quietly cancel what the owner relies on.
+   */
+  removes?: string;
 }
 
 export interface ToolResult {

@@ -62,7 +62,7 @@ export interface Gate {
   close(): void;
 }
 
-type Verdict = { allow: true } | { allow: false; reason: string };
+type Verdict = { allow: true; notice?: string } | { allow: false; reason: string };
 
 /** Arguments longer than this are shown head + tail, and such a call can only be approved once. */
 const MAX_SHOWN_ARGS = 8000;
@@ -127,9 +127,9 @@ export function createGate(deps: GateDeps): Gate {
     });
   };
 
-  const allow = (tool: Tool, args: Record<string, unknown>, config: GateConfig): Verdict => {
+  const allow = (tool: Tool, args: Record<string, unknown>, config: GateConfig, notice?: string): Verdict => {
     if (tool.acceptsSecrets) resolveSecretsInPlace(args, config.secrets);
-    return { allow: true };
+    return notice ? { allow: true, notice: redactor.text(notice) } : { allow: true };
   };
 
   const secretProblem = (tool: Tool, args: Record<string, unknown>, config: GateConfig) => {
@@ -283,9 +283,9 @@ export function createGate(deps: GateDeps): Gate {
         rule: decision.rule,
         decision: 'allow',
         outcome: 'allowed',
-        reason: decision.reason,
+        reason: decision.notice ? `${decision.reason} ${decision.notice}` : decision.reason,
       });
-      return allow(tool, args, config);
+      return allow(tool, args, config, decision.notice);
     }
     return ask(tool, args, ctx, decision, assessment.target, signal, factsOf(tool.name, assessment));
   };

@@ -33,6 +33,8 @@ export interface PolicyDecision {
    * covers the call only if it was granted for exactly that destination.
    */
   taintedEgress?: string;
+  /** Said to the owner in the turn's answer when the call runs (a tainted turn removed something). */
+  notice?: string;
 }
 
 const globCache = new Map<string, (text: string) => boolean>();
@@ -230,6 +232,18 @@ export function evaluatePolicy(input: PolicyInput): PolicyDecision {
     else decision.reason = `${decision.reason} ${reason}`;
     // The owner must see this very text: no standing grant covers it.
     decision.onceOnly = true;
+  }
+
+  // Integrity: after untrusted content, cancelling what the owner set up is told (strict mode: asked).
+  if (assessment.removes && untrusted.length > 0) {
+    if (config.mode === 'strict') {
+      const reason = `This session has read ${describeTaint(untrusted)}, and this ${input.tool.name} call removes ${assessment.removes}.`;
+      if (decision.action === 'allow') Object.assign(decision, { action: 'ask', rule: 'taint', reason });
+      else decision.reason = `${decision.reason} ${reason}`;
+      decision.onceOnly = true;
+    } else {
+      decision.notice = `After reading ${describeTaint(untrusted)}, this turn removed ${assessment.removes}.`;
+    }
   }
 
   const findings = [

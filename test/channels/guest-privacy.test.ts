@@ -80,7 +80,9 @@ describe('a non-owner who may talk to Wren (allow_from)', () => {
     expect(guest).toContain('not your owner');
     // The friend's words taint their session even though no tool ran, so consolidation holds back any
     // "fact" they state instead of writing it into the owner's MEMORY.md.
-    const friendSession = (await app.sessions.activeSession(`telegram:${FRIEND}`)).id;
+    const friendSession = (
+      await app.sessions.activeSession(`telegram:${FRIEND}`, { channel: 'telegram', chatId: String(FRIEND) })
+    ).id;
     expect(app.gate.taint.of(friendSession).map((mark) => mark.kind)).toContain('untrusted');
 
     model.script({ text: 'Here is what I know.' });
@@ -90,7 +92,9 @@ describe('a non-owner who may talk to Wren (allow_from)', () => {
     for (const canary of ['CANARY-MEMORY', 'CANARY-USER', 'CANARY-AGENTS', 'CANARY-TASK'])
       expect(owner, canary).toContain(canary);
     expect(owner).not.toContain('not your owner');
-    const ownerSession = (await app.sessions.activeSession(`telegram:${OWNER}`)).id;
+    const ownerSession = (
+      await app.sessions.activeSession(`telegram:${OWNER}`, { channel: 'telegram', chatId: String(OWNER) })
+    ).id;
     expect(app.gate.taint.of(ownerSession)).toEqual([]);
   });
 });

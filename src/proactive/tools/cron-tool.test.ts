@@ -201,6 +201,28 @@ describe('cron tool', () => {
       persists: 'a cron job daily ("(its prompt unchanged)")',
     });
     expect(await tool.assess?.({ action: 'list' }, ctx)).toEqual({});
-    expect(await tool.assess?.({ action: 'remove', name: 'daily' }, ctx)).toEqual({ target: 'daily' });
+    expect(await tool.assess?.({ action: 'remove', name: 'daily' }, ctx)).toEqual({
+      target: 'daily',
+      removes: 'the cron job daily (removed)',
+    });
+  });
+
+  it('assess: enabling a job again persists its stored prompt; disabling it removes the job', async () => {
+    const { tool, call } = setup();
+    const ctx = toolContext();
+    await call({ action: 'add', name: 'tea', cron: '0 8 * * *', prompt: 'Make the tea list' });
+    await call({ action: 'disable', name: 'tea' });
+    expect(await tool.assess?.({ action: 'enable', name: 'tea' }, ctx)).toEqual({
+      target: 'tea',
+      persists: 'the cron job tea, enabled again, ("Make the tea list")',
+    });
+    expect(await tool.assess?.({ action: 'update', name: 'tea', deliver_to: ['telegram:9'] }, ctx)).toEqual({
+      target: 'tea',
+      persists: 'a cron job tea ("Make the tea list")',
+    });
+    expect(await tool.assess?.({ action: 'disable', name: 'tea' }, ctx)).toEqual({
+      target: 'tea',
+      removes: 'the cron job tea (disabled)',
+    });
   });
 });

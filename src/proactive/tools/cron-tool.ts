@@ -84,6 +84,15 @@ function fileError<T>(work: () => T): T {
 }
 
 /** The job name the action is about, checked. */
+/** The prompt a job stores, for the gate's question; undefined when the file or the job is missing. */
+function storedPrompt(file: string, name: string): string | undefined {
+  try {
+    return readJobsFile(file).find((job) => job.name === name)?.prompt;
+  } catch {
+    return undefined;
+  }
+}
+
 function needName(args: Args): string {
   if (!args.name) throw new ToolError(`cron ${args.action} needs "name" (see cron list).`);
   const bad = checkJobName(args.name);
@@ -156,12 +165,20 @@ export function createCronTool(deps: CronToolDeps): Tool {
     risk: 'moderate',
     // A job's prompt runs later with tools: after untrusted content, storing one asks first. The grant
     // target is the job name (lowercase letters, digits, "-"), never the prompt.
+    // Enabling a job the owner switched off is planting as much as adding one: its stored prompt runs again.
+    // Disabling or removing one is told to the owner after untrusted content (asked in strict mode).
     assess: (raw) => {
       const name = typeof raw['name'] === 'string' ? { target: raw['name'] } : {};
-      if (raw['action'] !== 'add' && raw['action'] !== 'update') return name;
-      const prompt = typeof raw['prompt'] === 'string' ? raw['prompt'] : '(its prompt unchanged)';
+      const job = String(raw['name'] ?? '');
+      const action = raw['action'];
+      if (action === 'disable' || action === 'remove')
+        return { ...name, removes: `the cron job ${job} (${action === 'remove' ? 'removed' : 'disabled'})` };
+      if (action !== 'add' && action !== 'update' && action !== 'enable') return name;
+      const stored = action === 'add' ? undefined : storedPrompt(deps.file, job);
+      const prompt = typeof raw['prompt'] === 'string' ? raw['prompt'] : (stored ?? '(its prompt unchanged)');
       const shown = prompt.length > 80 ? `${prompt.slice(0, 77)}…` : prompt;
-      return { ...name, persists: `a cron job ${String(raw['name'] ?? '')} ("${shown}")` };
+      const what = action === 'enable' ? `the cron job ${job}, enabled again,` : `a cron job ${job}`;
+      return { ...name, persists: `${what} ("${shown}")` };
     },
     async execute(raw, ctx) {
       const args = parameters.parse(raw);

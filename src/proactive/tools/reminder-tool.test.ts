@@ -88,5 +88,6 @@ describe('reminder tool', () => {
       persists: 'a reminder ("send the report")',
     });
     expect(await tool.assess!({ action: 'list' }, ctx)).toEqual({});
+    expect(await tool.assess!({ action: 'cancel', id: 999 }, ctx)).toEqual({ removes: 'reminder #999' });
   });
 });

@@ -20,6 +20,10 @@ const parameters = z
   })
   .strict();
 
+function shorten(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}…` : text;
+}
+
 export interface ReminderToolDeps {
   reminders: ReminderRepository;
   timezone: () => string;
@@ -41,12 +45,14 @@ export function createReminderTool(deps: ReminderToolDeps): Tool {
       'Set, list or cancel reminders: one-off ("in 20m", "tomorrow at 9") or recurring ("every weekday at 7:30"); notify delivers the text, agent runs it as a task when due.',
     parameters: toolSchema(parameters),
     risk: 'moderate',
-    assess: (raw) =>
-      raw['action'] === 'add' && typeof raw['text'] === 'string'
-        ? {
-            persists: `a reminder ("${raw['text'].length > 80 ? `${raw['text'].slice(0, 77)}…` : raw['text']}")`,
-          }
-        : {},
+    // Adding plants text a later run acts on; cancelling removes what the owner relies on (see ToolAssessment).
+    assess: (raw) => {
+      if (raw['action'] === 'add' && typeof raw['text'] === 'string')
+        return { persists: `a reminder ("${shorten(raw['text'])}")` };
+      if (raw['action'] !== 'cancel' || typeof raw['id'] !== 'number') return {};
+      const reminder = deps.reminders.get(raw['id']);
+      return { removes: `reminder #${raw['id']}${reminder ? ` ("${shorten(reminder.text)}")` : ''}` };
+    },
     async execute(raw, ctx) {
       const args = parameters.parse(raw);
       switch (args.action) {
