@@ -9,14 +9,16 @@ import type {
   InboundMessage,
   OutboundMessage,
 } from '../bus/messages.js';
-import { sleep } from '../llm/create-deadline.js';
 import type { ImagePart } from '../llm/types.js';
 import { describeApprovalText, parseApprovalReply, shortApprovalId } from './approval-text.js';
 import type { ChannelState } from './channel.js';
 import { type Addressing, type ChannelAccess, isAddressed, standingOf } from './channel-access.js';
 import { ChannelBase } from './channel-base.js';
 import type { ChannelLedger } from './channel-ledger.js';
-import { defaultBackoff, retryDelay } from './retry.js';
+import { type PlatformFile, refusedFilesNotice, takeInFiles } from './inbound-files.js';
+import { keepConnected } from './keep-connected.js';
+import { pairingOfferText, pairingRequestText } from './pairing-notice.js';
+import { retryDelay } from './retry.js';
 import { SenderRateLimit } from './sender-rate-limit.js';
 import { splitMessage } from './split-message.js';
 import type { Transcribe } from './transcription.js';
@@ -32,6 +34,11 @@ export interface PlatformMessage extends Addressing {
   chatId: string;
   text: string;
   media?: ImagePart[];
+  /**
+   * Files that came with the message, not yet downloaded: the base fetches them only for an admitted
+   * sender within their rate, and only those whose declared size is within the cap.
+   */
+  files?: PlatformFile[];
   /** The text of the message this one replies to or quotes, as context for the model. */
   quote?: string;
   metadata?: Record<string, unknown>;
@@ -40,7 +47,8 @@ export interface PlatformMessage extends Addressing {
 /**
  * What became of one platform message: `accepted` (on the bus), `duplicate` (seen before, even before a
  * restart), `blocked` (a stranger: zero tokens), `ignored` (a group message not addressed to Wren),
- * `limited` (over the sender's rate), `too_large`, `answered` (the owner's typed approval answer).
+ * `limited` (over the sender's rate), `too_large` (text over the cap, or only files over the file cap),
+ * `answered` (the owner's typed approval answer).
  */
 export type ReceiveResult =
   | 'accepted'
@@ -50,6 +58,9 @@ export type ReceiveResult =
   | 'limited'
   | 'too_large'
   | 'answered';
+
+/** The file cap when a channel sets none. */
+const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;
 
 export interface PlatformChannelOptions {
   name: string;
@@ -61,6 +72,10 @@ export interface PlatformChannelOptions {
   maxInboundChars?: number;
   /** Tool progress shown in the chat (default `hints`). */
   progress?: () => ProgressMode;
+  /** Where received files are saved (its `inbox/` folder); without it files are only described. */
+  workspace?: () => string;
+  /** Largest file downloaded from a message, in bytes (default 20 MB; read per message). */
+  maxFileBytes?: () => number;
   /** Voice to text, when `channels.transcription` is configured (read per message). */
   transcribe?: () => Transcribe | undefined;
   /** Milliseconds before reconnect attempt `n` (default 1 s doubling to 60 s, ±20 %). */
@@ -173,8 +188,12 @@ export abstract class PlatformChannel extends ChannelBase {
     return this.platform.access().owner.includes(senderId);
   }
 
-  /** Admits one platform message (see ReceiveResult). Never throws for a bad message. */
-  protected receive(message: PlatformMessage): ReceiveResult {
+  /**
+   * Admits one platform message (see ReceiveResult), in a fixed order: de-duplication, addressed at all,
+   * who the sender is (a stranger gets at most the pairing flow), their rate, the size caps, and only then
+   * any download of its files. Never throws for a bad message.
+   */
+  protected async receive(message: PlatformMessage): Promise<ReceiveResult> {
     const now = this.now();
     if (!this.platform.ledger.firstSeen(this.name, message.chatId, message.platformId, now))
       return 'duplicate';
@@ -186,16 +205,7 @@ export abstract class PlatformChannel extends ChannelBase {
       this.platform.ledger.isPaired(this.name, message.senderId),
     );
     if (standing === 'stranger') {
-      if (access.pairing && !message.group) this.offerPairing(message, now);
-      else if (access.owner.length === 0 && !this.toldNoOwner) {
-        // Setting up, the owner's own first message lands here: say (once, in the log) what to write.
-        this.toldNoOwner = true;
-        this.platform.onError?.(
-          new Error(
-            `${this.name} has no owner set, so a message from ${message.senderId} was ignored; if that was you, add owner: ["${message.senderId}"] under channels.${this.name}`,
-          ),
-        );
-      }
+      this.turnAway(message, access, now);
       return 'blocked';
     }
     const rate = this.rates.admit(message.senderId, access.rateLimit, now);
@@ -228,9 +238,22 @@ export abstract class PlatformChannel extends ChannelBase {
       });
       return 'answered';
     }
-    const text = message.quote
+    const maxBytes = this.platform.maxFileBytes?.() ?? DEFAULT_MAX_FILE_BYTES;
+    const files = await takeInFiles(message.files ?? [], {
+      maxBytes,
+      workspace: this.platform.workspace?.(),
+      transcribe: this.platform.transcribe?.(),
+      onError: (error) => this.platform.onError?.(error),
+    });
+    if (files.refused.length) this.notice(message.chatId, refusedFilesNotice(files.refused, maxBytes));
+    // Nothing but refused files: the sender was told, and there is nothing to start a turn with.
+    if (files.refused.length === message.files?.length && !message.text.trim() && !message.media?.length)
+      return 'too_large';
+    const quoted = message.quote
       ? `[replying to: ${message.quote.slice(0, 2000)}]\n\n${message.text}`
       : message.text;
+    const text = [quoted, ...files.notes].filter(Boolean).join('\n');
+    const media = [...(message.media ?? []), ...files.media];
     const inbound: InboundMessage = {
       id: `${this.name}:${message.chatId}:${message.platformId}`,
       channel: this.name,
@@ -239,7 +262,7 @@ export abstract class PlatformChannel extends ChannelBase {
       text,
       fromOwner: owner,
       interactive: owner,
-      ...(message.media?.length ? { media: message.media } : {}),
+      ...(media.length ? { media } : {}),
       ...(message.metadata ? { metadata: message.metadata } : {}),
     };
     this.platform.bus.publishInbound(inbound);
@@ -289,23 +312,6 @@ export abstract class PlatformChannel extends ChannelBase {
   }
 
   /**
-   * The words of a voice message: the configured transcription endpoint's, or a note saying there is none
-   * (or that it failed) so the model knows a voice message came.
-   */
-  protected async voiceText(what: string, download: () => Promise<Uint8Array>): Promise<string> {
-    const transcribe = this.platform.transcribe?.();
-    if (!transcribe)
-      return `[${what}; no transcription is configured (channels.transcription), so its words are unknown]`;
-    try {
-      const words = await transcribe(await download());
-      return words ? `[${what}, transcribed] ${words}` : `[${what} with no words in it]`;
-    } catch (error) {
-      this.platform.onError?.(error);
-      return `[${what}; transcribing it failed]`;
-    }
-  }
-
-  /**
    * Runs one platform API call, retrying a 429 or 5xx answer after the platform's `Retry-After` (else 1 s,
    * 2 s, 4 s …), at most `attempts` times. For SDKs that do not retry on their own.
    */
@@ -331,41 +337,40 @@ export abstract class PlatformChannel extends ChannelBase {
    * `signal` aborts, reconnecting with backoff. `fatal` names errors retrying cannot fix (a revoked token):
    * the channel then shows `failed: <reason>` and stops trying.
    */
-  protected async keepConnected(
+  protected keepConnected(
     signal: AbortSignal,
     session: (signal: AbortSignal, connected: () => void) => Promise<void>,
     fatal: (error: unknown) => string | undefined,
   ): Promise<void> {
-    let attempt = 0;
-    let reason: string | undefined;
-    this.setState('starting');
-    while (!signal.aborted) {
-      try {
-        await session(signal, () => {
-          attempt = 0;
-          reason = undefined;
-          this.setState('connected');
-        });
-        reason = 'the connection closed';
-      } catch (error) {
-        if (signal.aborted) break;
-        const fatalReason = fatal(error);
-        if (fatalReason) {
-          this.setState('failed', fatalReason);
-          this.platform.onError?.(error);
-          return;
-        }
-        reason = error instanceof Error ? error.message : String(error);
-      }
-      if (signal.aborted) break;
-      attempt++;
-      this.setState('reconnecting', reason);
-      // An abort ends the wait early; the loop then sees the signal and stops.
-      await sleep((this.platform.backoff ?? defaultBackoff)(attempt), signal).catch(() => {});
-    }
-    this.setState('stopped');
+    return keepConnected({
+      signal,
+      session,
+      fatal,
+      setState: (state, detail) => this.setState(state, detail),
+      ...(this.platform.backoff ? { backoff: this.platform.backoff } : {}),
+      ...(this.platform.onError ? { onError: this.platform.onError } : {}),
+    });
   }
 
+  /** A stranger: the pairing flow when it is on (direct chats only), else nothing, ever. */
+  private turnAway(message: PlatformMessage, access: ChannelAccess, now: number): void {
+    if (access.pairing && !message.group) this.offerPairing(message, now);
+    else if (access.owner.length === 0 && !this.toldNoOwner) {
+      // Setting up, the owner's own first message lands here: say (once, in the log) what to write.
+      this.toldNoOwner = true;
+      this.platform.onError?.(
+        new Error(
+          `${this.name} has no owner set, so a message from ${message.senderId} was ignored; if that was you, add owner: ["${message.senderId}"] under channels.${this.name}`,
+        ),
+      );
+    }
+  }
+
+  /**
+   * Gives a stranger a pairing code and tells the owner in their own chat. Both happen once per code, when
+   * it is made; with at most 3 codes pending per channel, a flood of strangers reaches the owner at most
+   * 3 times an hour.
+   */
   private offerPairing(message: PlatformMessage, now: number): void {
     const asked = this.platform.ledger.askPairing(
       {
@@ -376,11 +381,19 @@ export abstract class PlatformChannel extends ChannelBase {
       },
       now,
     );
-    // A sender with a pending code is told once (when it is made), not at every message.
     if (asked.kind !== 'new') return;
-    this.notice(
-      message.chatId,
-      `This assistant only talks to people its owner allowed. Your pairing code is ${asked.pairing.code} (valid for an hour): ask the owner to run \`wren pairing approve ${asked.pairing.code}\`.`,
-    );
+    const { code } = asked.pairing;
+    this.notice(message.chatId, pairingOfferText(code));
+    const ownerChat = this.ownerChat();
+    if (ownerChat && ownerChat !== message.chatId)
+      this.notice(
+        ownerChat,
+        pairingRequestText({
+          channel: this.name,
+          senderId: message.senderId,
+          senderName: message.senderName ?? '',
+          code,
+        }),
+      );
   }
 }

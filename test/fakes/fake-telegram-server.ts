@@ -2,7 +2,7 @@
  * A fake Telegram Bot API on 127.0.0.1 for channel tests, speaking the real wire format (grammY's `apiRoot`
  * points here): `POST /bot<token>/<method>` with JSON or multipart bodies, `{ok, result}` answers, errors as
  * `{ok: false, error_code, description, parameters: {retry_after}}`, long-polled `getUpdates`, and file
- * downloads at `/file/bot<token>/<path>`.
+ * downloads at `/file/bot<token>/<path>` (counted: `fileRequests()`).
  *
  * ```ts
  * const telegram = await startFakeTelegram({ token: '123:abc' });
@@ -34,6 +34,8 @@ interface Failure {
 
 export interface FakeMessage {
   from: number;
+  /** The sender's first name (default `User<id>`). */
+  firstName?: string;
   /** Default: the sender's DM (chat id = user id). */
   chat?: number;
   chatType?: 'private' | 'group' | 'supergroup';
@@ -52,6 +54,8 @@ export async function startFakeTelegram(options: { token: string }) {
   const updates: Array<Record<string, unknown>> = [];
   const failures = new Map<string, Failure[]>();
   const files = new Map<string, Buffer>();
+  /** Paths asked for at the file endpoint, in order (served or not). */
+  const fileRequests: string[] = [];
   const waiters = new Set<() => void>();
   const sockets = new Set<Socket>();
   let nextUpdate = 1;
@@ -102,6 +106,8 @@ export async function startFakeTelegram(options: { token: string }) {
       const url = new URL(request.url ?? '/', 'http://x');
       const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
       if (file) {
+        fileRequests.push(file[2]!);
+        notify();
         const bytes = file[1] === options.token ? files.get(file[2]!) : undefined;
         if (!bytes) return void response.writeHead(404).end();
         return void response.writeHead(200, { 'content-length': bytes.length }).end(bytes);
@@ -151,6 +157,9 @@ export async function startFakeTelegram(options: { token: string }) {
             file_id: body['file_id'],
             file_unique_id: 'u',
             file_path: `files/${String(body['file_id'])}`,
+            ...(files.has(`files/${String(body['file_id'])}`)
+              ? { file_size: files.get(`files/${String(body['file_id'])}`)!.length }
+              : {}),
           });
         default:
           return ok(true);
@@ -192,7 +201,7 @@ export async function startFakeTelegram(options: { token: string }) {
           message_id: messageId,
           date: Math.floor(Date.now() / 1000),
           chat: { id: chat, type: message.chatType ?? 'private' },
-          from: { id: message.from, is_bot: false, first_name: `User${message.from}` },
+          from: { id: message.from, is_bot: false, first_name: message.firstName ?? `User${message.from}` },
           ...(message.text !== undefined ? { text: message.text } : {}),
           ...(message.caption !== undefined ? { caption: message.caption } : {}),
           ...(message.entities ? { entities: message.entities } : {}),
@@ -272,6 +281,8 @@ export async function startFakeTelegram(options: { token: string }) {
       const { update_id: _, ...rest } = original;
       push(rest);
     },
+    /** File paths downloaded (or tried) at `/file/bot<token>/…`, in order. */
+    fileRequests: () => [...fileRequests],
     addFile(fileId: string, bytes: Buffer): void {
       files.set(`files/${fileId}`, bytes);
     },

@@ -6,14 +6,14 @@ import type {
   SendableChannels,
 } from 'discord.js';
 import type { ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messages.js';
-import type { ImagePart } from '../../llm/types.js';
 import {
   approvalButtonData,
   describeApprovalText,
   describeResolution,
   parseApprovalButton,
 } from '../approval-text.js';
-import { saveInboxFile } from '../inbox-file.js';
+import { fetchCapped } from '../fetch-capped.js';
+import type { PlatformFile } from '../inbound-files.js';
 import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
 import type { DiscordConfig } from './discord-config.js';
 
@@ -46,6 +46,7 @@ export class DiscordChannel extends PlatformChannel {
       name: 'discord',
       access: () => options.config().access,
       progress: () => options.config().progress,
+      maxFileBytes: () => options.config().maxFileBytes,
     });
     this.discord = options;
   }
@@ -123,29 +124,21 @@ export class DiscordChannel extends PlatformChannel {
     const text = message.content.replace(new RegExp(`<@!?${me.id}>`, 'g'), '').trim();
     const channel = message.channel;
     const parent = 'isThread' in channel && channel.isThread() ? channel.parentId : undefined;
-    const { notes, media } = await this.fetchFiles([...message.attachments.values()]).catch(
-      (error: unknown) => {
-        this.failed(error);
-        return {
-          notes: ['[a file came with this message, but it could not be downloaded]'],
-          media: [] as ImagePart[],
-        };
-      },
-    );
     const quote = message.reference?.messageId
       ? await message
           .fetchReference()
           .then((referenced) => referenced.content)
           .catch(() => undefined)
       : undefined;
-    this.receive({
+    // Nothing is fetched here: the base downloads only for a sender it admitted, within the size cap.
+    await this.receive({
       platformId: message.id,
       senderId: message.author.id,
       senderName: message.author.tag,
       chatId: message.channelId,
-      text: [text, ...notes].filter(Boolean).join('\n'),
+      text,
+      files: [...message.attachments.values()].map(lazyFile),
       ...(direct ? {} : { group: { mentioned, repliedToBot, id: parent ?? message.channelId } }),
-      ...(media.length ? { media } : {}),
       ...(quote ? { quote } : {}),
     });
   }
@@ -153,7 +146,7 @@ export class DiscordChannel extends PlatformChannel {
   private async onCommand(interaction: ChatInputCommandInteraction): Promise<void> {
     const text = interaction.options.getString('message', true);
     const direct = interaction.guildId === null;
-    const result = this.receive({
+    const result = await this.receive({
       platformId: interaction.id,
       senderId: interaction.user.id,
       senderName: interaction.user.tag,
@@ -168,36 +161,6 @@ export class DiscordChannel extends PlatformChannel {
       ephemeral: result !== 'accepted',
       allowedMentions: NO_MENTIONS,
     });
-  }
-
-  private async fetchFiles(
-    files: Array<{ name: string; contentType: string | null; size: number; url: string }>,
-  ) {
-    const notes: string[] = [];
-    const media: ImagePart[] = [];
-    const cap = this.discord.config().maxFileBytes;
-    for (const file of files.slice(0, 10)) {
-      if (file.size > cap) {
-        notes.push(`[file ${file.name} (${file.size} bytes) is over the size limit; not saved]`);
-        continue;
-      }
-      const response = await fetch(file.url);
-      if (!response.ok) throw new Error(`file download answered ${response.status}`);
-      const bytes = Buffer.from(await response.arrayBuffer());
-      if ((file.contentType ?? '').startsWith('audio/'))
-        notes.push(await this.voiceText(`a voice message (${file.name})`, async () => bytes));
-      else if (IMAGE_TYPES.has(file.contentType ?? '') && media.length < 4)
-        media.push({
-          type: 'image',
-          mediaType: file.contentType as ImagePart['mediaType'],
-          data: bytes.toString('base64'),
-        });
-      else
-        notes.push(
-          `[file saved to ${await saveInboxFile(this.discord.workspace(), file.name, bytes)} (${bytes.length} bytes)]`,
-        );
-    }
-    return { notes, media };
   }
 
   private async onButton(interaction: ButtonInteraction): Promise<void> {
@@ -274,6 +237,23 @@ export class DiscordChannel extends PlatformChannel {
     // Without its buttons: a late click has nothing to act on.
     await shown.edit({ content: `${shown.content}\n\n→ ${outcome}`.slice(0, 2000), components: [] });
   }
+}
+
+/** A Discord attachment as a file the base may fetch (from the CDN URL Discord gave) once admitted. */
+function lazyFile(file: {
+  name: string;
+  contentType: string | null;
+  size: number;
+  url: string;
+}): PlatformFile {
+  const type = file.contentType ?? '';
+  return {
+    kind: type.startsWith('audio/') ? 'voice' : IMAGE_TYPES.has(type) ? 'image' : 'file',
+    name: file.name,
+    size: file.size,
+    describe: `a voice message (${file.name})`,
+    download: (maxBytes) => fetchCapped(file.url, maxBytes),
+  };
 }
 
 function fatalReason(error: unknown): string {

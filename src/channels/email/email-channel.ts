@@ -3,9 +3,8 @@ import type { ImapFlow } from 'imapflow';
 import type { Transporter } from 'nodemailer';
 import picomatch from 'picomatch';
 import type { OutboundMessage } from '../../bus/messages.js';
-import type { ImagePart } from '../../llm/types.js';
 import { parseApprovalReply } from '../approval-text.js';
-import { saveInboxFile } from '../inbox-file.js';
+import type { PlatformFile } from '../inbound-files.js';
 import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
 import { judgeSender } from './authentication-results.js';
 import { newText } from './email-body.js';
@@ -61,6 +60,7 @@ export class EmailChannel extends PlatformChannel {
       name: 'email',
       access: () => options.config().access,
       progress: () => 'off',
+      maxFileBytes: () => options.config().maxFileBytes,
     });
     this.email = options;
   }
@@ -203,15 +203,22 @@ export class EmailChannel extends PlatformChannel {
         ?.trim() ?? '';
     if (parseApprovalReply(first)) text = first;
     else text = `Subject: ${subject}\n\n${text}`;
-    const { notes, media } = await this.attachments(mail.attachments ?? []);
     this.threads.set(from, { messageId, references, subject });
-    this.receive({
+    // The attachments are in the mail already, but are saved to the inbox only for a sender the base admits.
+    await this.receive({
       platformId: messageId,
       senderId: from,
       senderName: sender?.name ?? '',
       chatId: from,
-      text: [text, ...notes].join('\n'),
-      ...(media.length ? { media } : {}),
+      text,
+      files: (mail.attachments ?? []).map(
+        (file): PlatformFile => ({
+          kind: IMAGE_TYPES.has(file.contentType) ? 'image' : 'file',
+          name: file.filename ?? 'attachment',
+          size: file.size,
+          download: async () => file.content,
+        }),
+      ),
     });
   }
 
@@ -230,30 +237,6 @@ export class EmailChannel extends PlatformChannel {
       });
       return;
     }
-  }
-
-  private async attachments(
-    files: Array<{ filename?: string; contentType: string; content: Buffer; size: number }>,
-  ): Promise<{ notes: string[]; media: ImagePart[] }> {
-    const notes: string[] = [];
-    const media: ImagePart[] = [];
-    const cap = this.email.config().maxFileBytes;
-    for (const file of files.slice(0, 10)) {
-      const name = file.filename ?? 'attachment';
-      if (file.size > cap) {
-        notes.push(`[attachment ${name} (${file.size} bytes) is over the size limit; not saved]`);
-      } else if (IMAGE_TYPES.has(file.contentType) && media.length < 4) {
-        media.push({
-          type: 'image',
-          mediaType: file.contentType as ImagePart['mediaType'],
-          data: file.content.toString('base64'),
-        });
-      } else {
-        const saved = await saveInboxFile(this.email.workspace(), name, file.content);
-        notes.push(`[attachment saved to ${saved} (${file.size} bytes)]`);
-      }
-    }
-    return { notes, media };
   }
 
   /** One mail per message, in the correspondent's thread, with its attachments. */

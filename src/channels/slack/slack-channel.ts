@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import type { App } from '@slack/bolt';
 import type { ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messages.js';
-import type { ImagePart } from '../../llm/types.js';
 import {
   approvalButtonData,
   describeApprovalText,
   describeResolution,
   parseApprovalButton,
 } from '../approval-text.js';
-import { saveInboxFile } from '../inbox-file.js';
+import { fetchCapped } from '../fetch-capped.js';
+import type { PlatformFile } from '../inbound-files.js';
 import { escapeSlack, toSlackMrkdwn } from '../markdown/to-slack-mrkdwn.js';
 import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
 import type { SlackConfig } from './slack-config.js';
@@ -71,6 +71,7 @@ export class SlackChannel extends PlatformChannel {
       name: 'slack',
       access: () => options.config().access,
       progress: () => options.config().progress,
+      maxFileBytes: () => options.config().maxFileBytes,
     });
     this.slack = options;
   }
@@ -151,57 +152,50 @@ export class SlackChannel extends PlatformChannel {
     const mentioned = this.botUserId !== '' && raw.includes(mention);
     const text = raw.split(mention).join('').trim();
     const chatId = direct ? event.channel : `${event.channel}/${event.thread_ts ?? event.ts}`;
-    const { notes, media } = await this.fetchFiles(event.files ?? []).catch((error: unknown) => {
-      this.slack.onError?.(error);
-      return {
-        notes: ['[a file came with this message, but it could not be downloaded]'],
-        media: [] as ImagePart[],
-      };
-    });
-    this.receive({
+    const { files, notes } = this.lazyFiles(event.files ?? []);
+    // Nothing is fetched here: the base downloads only for a sender it admitted, within the size cap.
+    await this.receive({
       platformId: event.ts,
       senderId: event.user,
       chatId,
       text: [text, ...notes].filter(Boolean).join('\n'),
+      files,
       ...(direct ? {} : { group: { mentioned, repliedToBot: false, id: event.channel } }),
-      ...(media.length ? { media } : {}),
     });
   }
 
-  private async fetchFiles(files: NonNullable<SlackMessageEvent['files']>) {
-    const notes: string[] = [];
-    const media: ImagePart[] = [];
+  /**
+   * Slack's files as files the base may fetch once the sender is admitted, with the bot token; a file
+   * without a download URL, or hosted anywhere but Slack's own hosts (or the configured API host), is only
+   * noted: the token never goes to a planted URL.
+   */
+  private lazyFiles(list: NonNullable<SlackMessageEvent['files']>) {
     const config = this.slack.config();
-    for (const file of files.slice(0, 10)) {
+    const files: PlatformFile[] = [];
+    const notes: string[] = [];
+    for (const file of list) {
       const name = file.name ?? 'file';
       const url = file.url_private_download;
-      if (!url || (file.size ?? 0) > config.maxFileBytes) {
-        notes.push(`[file ${name} was not downloaded (missing or over the size limit)]`);
+      if (!url || !URL.canParse(url)) {
+        notes.push(`[file ${name} came without a download link; not downloaded]`);
         continue;
       }
-      // The bot token goes only to Slack's own hosts (or the configured API host), never to a planted URL.
       const host = new URL(url).hostname;
       if (!/(^|\.)slack(-edge)?\.com$/.test(host) && host !== new URL(config.apiUrl).hostname) {
         notes.push(`[file ${name} is hosted outside Slack; not downloaded]`);
         continue;
       }
-      const response = await fetch(url, { headers: { authorization: `Bearer ${config.botToken}` } });
-      if (!response.ok) throw new Error(`file download answered ${response.status}`);
-      const bytes = Buffer.from(await response.arrayBuffer());
-      if ((file.mimetype ?? '').startsWith('audio/'))
-        notes.push(await this.voiceText(`an audio clip (${name})`, async () => bytes));
-      else if (IMAGE_TYPES.has(file.mimetype ?? '') && media.length < 4)
-        media.push({
-          type: 'image',
-          mediaType: file.mimetype as ImagePart['mediaType'],
-          data: bytes.toString('base64'),
-        });
-      else
-        notes.push(
-          `[file saved to ${await saveInboxFile(this.slack.workspace(), name, bytes)} (${bytes.length} bytes)]`,
-        );
+      const type = file.mimetype ?? '';
+      files.push({
+        kind: type.startsWith('audio/') ? 'voice' : IMAGE_TYPES.has(type) ? 'image' : 'file',
+        name,
+        ...(file.size !== undefined ? { size: file.size } : {}),
+        describe: `an audio clip (${name})`,
+        download: (maxBytes) =>
+          fetchCapped(url, maxBytes, { headers: { authorization: `Bearer ${config.botToken}` } }),
+      });
     }
-    return { notes, media };
+    return { files, notes };
   }
 
   private async onButton(

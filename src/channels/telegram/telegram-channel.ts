@@ -2,15 +2,15 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { Bot, Context } from 'grammy';
 import type { CallbackQuery, Message, Update } from 'grammy/types';
-import type { ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messages.js';
-import type { ImagePart } from '../../llm/types.js';
+import type { ApprovalChoice, ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messages.js';
 import {
   approvalButtonData,
   describeApprovalText,
   describeResolution,
   parseApprovalButton,
 } from '../approval-text.js';
-import { saveInboxFile } from '../inbox-file.js';
+import { FileTooLargeError, fetchCapped } from '../fetch-capped.js';
+import type { PlatformFile } from '../inbound-files.js';
 import { escapeHtml, toTelegramHtml } from '../markdown/to-telegram-html.js';
 import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
 import type { TelegramConfig } from './telegram-config.js';
@@ -49,6 +49,7 @@ export class TelegramChannel extends PlatformChannel {
       name: 'telegram',
       access: () => options.config().access,
       progress: () => options.config().progress,
+      maxFileBytes: () => options.config().maxFileBytes,
     });
     this.telegram = options;
   }
@@ -145,65 +146,46 @@ export class TelegramChannel extends PlatformChannel {
   }
 
   private async onMessage(message: Message): Promise<void> {
-    const bot = this.bot!;
-    const { message: platform, files } = toPlatformMessage(message, bot.botInfo);
-    // Who may talk is decided before anything is downloaded: a stranger's file costs nothing.
-    const extra = await this.fetchFiles(files).catch((error: unknown) => {
-      this.telegram.onError?.(error);
-      return { notes: ['[a file came with this message, but it could not be downloaded]'], media: [] };
-    });
-    this.receive({
-      ...platform,
-      text: [platform.text, ...extra.notes].filter(Boolean).join('\n'),
-      ...(extra.media.length ? { media: extra.media } : {}),
-    });
+    const { message: platform, files } = toPlatformMessage(message, this.bot!.botInfo);
+    // Nothing is fetched here: the base downloads only for a sender it admitted, within the size cap.
+    await this.receive({ ...platform, files: this.lazyFiles(files) });
   }
 
-  private async fetchFiles(files: TelegramFiles): Promise<{ notes: string[]; media: ImagePart[] }> {
-    const notes: string[] = [];
-    const media: ImagePart[] = [];
-    const cap = this.telegram.config().maxFileBytes;
-    if (files.photo) {
-      if (files.photo.size > cap) notes.push('[a photo larger than the size limit was not downloaded]');
-      else
-        media.push({
-          type: 'image',
-          mediaType: 'image/jpeg',
-          data: (await this.download(files.photo.fileId)).toString('base64'),
-        });
-    }
-    if (files.document) {
-      const { name, size } = files.document;
-      if (size > cap) notes.push(`[file ${name} (${size} bytes) is over the size limit; not saved]`);
-      else {
-        const saved = await saveInboxFile(
-          this.telegram.workspace(),
-          name,
-          await this.download(files.document.fileId),
-        );
-        notes.push(`[file saved to ${saved} (${size} bytes)]`);
-      }
-    }
-    const voice = files.voice;
-    if (voice) {
-      if (voice.size > cap) notes.push(`[a ${voice.seconds} s voice message over the size limit]`);
-      else
-        notes.push(
-          await this.voiceText(`a ${voice.seconds} s voice message`, () => this.download(voice.fileId)),
-        );
-    }
-    return { notes, media };
+  private lazyFiles(files: TelegramFiles): PlatformFile[] {
+    const lazy: PlatformFile[] = [];
+    const fetch = (fileId: string) => (maxBytes: number) => this.download(fileId, maxBytes);
+    if (files.photo)
+      lazy.push({
+        kind: 'image',
+        name: 'photo.jpg',
+        size: files.photo.size,
+        download: fetch(files.photo.fileId),
+      });
+    if (files.document)
+      lazy.push({
+        kind: 'file',
+        name: files.document.name,
+        size: files.document.size,
+        download: fetch(files.document.fileId),
+      });
+    if (files.voice)
+      lazy.push({
+        kind: 'voice',
+        name: 'voice.ogg',
+        size: files.voice.size,
+        describe: `a ${files.voice.seconds} s voice message`,
+        download: fetch(files.voice.fileId),
+      });
+    return lazy;
   }
 
-  private async download(fileId: string): Promise<Buffer> {
+  /** One file through the Bot API: its path from getFile (with Telegram's size), then the capped bytes. */
+  private async download(fileId: string, maxBytes: number): Promise<Buffer> {
     const config = this.telegram.config();
     const file = await this.bot!.api.getFile(fileId);
     if (!file.file_path) throw new Error('Telegram gave no path for the file');
-    const response = await fetch(`${config.apiRoot}/file/bot${config.token}/${file.file_path}`);
-    if (!response.ok) throw new Error(`file download answered ${response.status}`);
-    const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > config.maxFileBytes) throw new Error('the file is over the size limit');
-    return Buffer.from(await response.arrayBuffer());
+    if ((file.file_size ?? 0) > maxBytes) throw new FileTooLargeError(maxBytes);
+    return fetchCapped(`${config.apiRoot}/file/bot${config.token}/${file.file_path}`, maxBytes);
   }
 
   private async onButton(ctx: Context): Promise<void> {
@@ -261,14 +243,7 @@ export class TelegramChannel extends PlatformChannel {
     this.rememberApproval(request);
     const text = describeApprovalText(request, true);
     const sent = await this.bot!.api.sendMessage(request.chatId, text, {
-      reply_markup: {
-        inline_keyboard: [
-          request.choices.map((choice) => ({
-            text: LABELS[choice],
-            callback_data: approvalButtonData(request, choice),
-          })),
-        ],
-      },
+      reply_markup: { inline_keyboard: approvalKeyboard(request) },
     });
     this.approvalMessages.set(request.id, { chatId: request.chatId, messageId: sent.message_id, text });
   }
@@ -282,6 +257,25 @@ export class TelegramChannel extends PlatformChannel {
     // Editing away the buttons: a late press then has nothing to act on.
     await this.bot!.api.editMessageText(shown.chatId, shown.messageId, `${shown.text}\n\n→ ${outcome}`);
   }
+}
+
+/** The order buttons are laid out in: the everyday answers first. */
+const BUTTON_ORDER: ApprovalChoice[] = ['once', 'deny', 'session', 'always'];
+
+/**
+ * The approval buttons, two to a row ("Allow once" beside "Deny" on top, the longer-lived grants below):
+ * four in one row cut every label short on a 360 px phone. Pure.
+ */
+export function approvalKeyboard(
+  request: ApprovalRequest,
+): Array<Array<{ text: string; callback_data: string }>> {
+  const buttons = BUTTON_ORDER.filter((choice) => request.choices.includes(choice)).map((choice) => ({
+    text: LABELS[choice],
+    callback_data: approvalButtonData(request, choice),
+  }));
+  const rows: Array<Array<{ text: string; callback_data: string }>> = [];
+  for (let index = 0; index < buttons.length; index += 2) rows.push(buttons.slice(index, index + 2));
+  return rows;
 }
 
 /** Errors retrying cannot fix, in words for `wren status`. */

@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { WSClient, WsFrame } from '@wecom/aibot-node-sdk';
 import type { Attachment, OutboundMessage } from '../../bus/messages.js';
-import type { ImagePart } from '../../llm/types.js';
 import { imageType } from '../image-type.js';
-import { saveInboxFile } from '../inbox-file.js';
+import type { PlatformFile } from '../inbound-files.js';
 import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
 import type { WecomConfig } from './wecom-config.js';
 
@@ -107,20 +106,21 @@ export class WecomChannel extends PlatformChannel {
     if (!body?.msgid || !body.from?.userid) return;
     const group = body.chattype === 'group';
     const chatId = group ? (body.chatid ?? body.from.userid) : body.from.userid;
-    const { text, media } = await this.contentOf(body);
+    const { text, files } = this.contentOf(body);
     // Kept before the turn starts (a command may be answered at once) and dropped again unless this message
     // started a turn; a repeat of the same id must not replace the frame the first one is answered on.
     const key = `${this.name}:${chatId}:${body.msgid}`;
     const previous = this.frames.get(key);
     this.frames.set(key, frame);
     if (this.frames.size > 500) this.frames.delete(this.frames.keys().next().value as string);
-    const result = this.receive({
+    // Nothing is fetched here: the base downloads only for a sender it admitted, within the size cap.
+    const result = await this.receive({
       platformId: body.msgid,
       senderId: body.from.userid,
       chatId,
       // The platform delivers group messages only when the bot is @mentioned.
       text: text.replace(/^@\S+\s*/, ''),
-      ...(media.length ? { media } : {}),
+      files,
       ...(group ? { group: { mentioned: true, repliedToBot: false } } : {}),
       ...(body.quote?.text?.content ? { quote: body.quote.text.content } : {}),
     });
@@ -130,46 +130,38 @@ export class WecomChannel extends PlatformChannel {
   }
 
   /**
-   * The words and images of a callback. Images and files are downloaded (and decrypted with their own key
-   * by the SDK) only for senders who may talk: a stranger's attachment costs nothing.
+   * The words of a callback and its images and files, not yet downloaded: the base fetches them (the SDK
+   * decrypts each with its own key) only for a sender who may talk, so a stranger's attachment costs nothing.
    */
-  private async contentOf(body: WecomMessage): Promise<{ text: string; media: ImagePart[] }> {
-    if (body.msgtype === 'text') return { text: body.text?.content ?? '', media: [] };
+  private contentOf(body: WecomMessage): { text: string; files: PlatformFile[] } {
+    if (body.msgtype === 'text') return { text: body.text?.content ?? '', files: [] };
     if (body.msgtype === 'voice')
-      return { text: body.voice?.content ?? '[a voice message without a transcript]', media: [] };
-    const access = this.wecom.config().access;
-    const sender = body.from.userid;
-    const allowed =
-      access.owner.includes(sender) ||
-      access.allowFrom.includes('*') ||
-      access.allowFrom.includes(sender) ||
-      this.platform.ledger.isPaired(this.name, sender);
-    if (!allowed) return { text: '', media: [] };
-    const media: ImagePart[] = [];
-    const image = async (item: { url: string; aeskey?: string }) => {
-      const { buffer } = await this.client!.downloadFile(item.url, item.aeskey ?? '');
-      const mediaType = imageType(buffer);
-      if (mediaType && media.length < 4)
-        media.push({ type: 'image', mediaType, data: buffer.toString('base64') });
+      return { text: body.voice?.content ?? '[a voice message without a transcript]', files: [] };
+    const file = (kind: 'image' | 'file', item: { url: string; aeskey?: string }): PlatformFile => {
+      const lazy: PlatformFile = {
+        kind,
+        name: kind === 'image' ? 'image' : 'file',
+        download: async () => {
+          const { buffer, filename } = await this.client!.downloadFile(item.url, item.aeskey ?? '');
+          // The name is known only with the bytes (the SDK reads it from the download's headers).
+          if (filename) lazy.name = filename;
+          return buffer;
+        },
+      };
+      return lazy;
     };
-    if (body.msgtype === 'image' && body.image) {
-      await image(body.image);
-      return { text: '', media };
-    }
-    if (body.msgtype === 'file' && body.file) {
-      const { buffer, filename } = await this.client!.downloadFile(body.file.url, body.file.aeskey ?? '');
-      const saved = await saveInboxFile(this.wecom.workspace(), filename ?? 'file', buffer);
-      return { text: `[file saved to ${saved} (${buffer.length} bytes)]`, media };
-    }
+    if (body.msgtype === 'image' && body.image) return { text: '', files: [file('image', body.image)] };
+    if (body.msgtype === 'file' && body.file) return { text: '', files: [file('file', body.file)] };
     if (body.msgtype === 'mixed') {
       const words: string[] = [];
+      const files: PlatformFile[] = [];
       for (const item of body.mixed?.msg_item ?? []) {
         if (item.msgtype === 'text' && item.text?.content) words.push(item.text.content);
-        if (item.msgtype === 'image' && item.image) await image(item.image);
+        if (item.msgtype === 'image' && item.image) files.push(file('image', item.image));
       }
-      return { text: words.join('\n'), media };
+      return { text: words.join('\n'), files };
     }
-    return { text: `[a ${body.msgtype} message; Wren reads text, voice, images and files here]`, media };
+    return { text: `[a ${body.msgtype} message; Wren reads text, voice, images and files here]`, files: [] };
   }
 
   /** A reply on its request frame; anything else through the proactive-send command. */
