@@ -104,21 +104,47 @@ describe('settings routes', () => {
     expect(text()).toContain('proactivity: low # chatty enough');
   });
 
-  it('refuses a change the config would reject with 400 and the validator’s message, writing nothing', async () => {
-    const { send, text } = setup();
+  it('refuses quiet hours that are not HH:MM-HH:MM with one plain sentence, writing nothing', async () => {
+    const { send, text, file } = setup();
+    const before = text();
+    const hostile = [
+      '25:00-07:00',
+      '22:30',
+      '',
+      '07:00-7:30',
+      '22:00-07:00\nproactivity: high',
+      '２２:００-07:00',
+    ];
+    for (const quietHours of [...hostile, `22:00-07:00 ${'x'.repeat(40)}`]) {
+      const answer = await send('PATCH', { proactivity: 'high', quietHours });
+      expect(answer.status, quietHours).toBe(400);
+      expect(answer.body.error).toEqual({
+        code: 'bad_request',
+        message: 'Quiet hours must look like 22:00-07:00 (HH:MM-HH:MM, 24-hour time); nothing was saved.',
+      });
+      expect(JSON.stringify(answer.body)).not.toContain(file);
+      expect(text()).toBe(before);
+    }
+  });
+
+  it('refuses a change the config would reject with 400, naming config.yaml at most once and never its path', async () => {
+    const { send, text, file } = setup();
     const before = text();
     const cases: Array<[Record<string, unknown>, RegExp]> = [
-      [{ quietHours: '25:00-07:00' }, /proactive\.quiet_hours: use HH:MM-HH:MM/],
-      [{ quietHours: '22:30' }, /proactive\.quiet_hours/],
-      [{ quietHours: '' }, /proactive\.quiet_hours/],
-      [{ timezone: 'Mars/Olympus_Mons' }, /agent\.timezone: unknown time zone/],
-      [{ proactivity: 'high', quietHours: '07:00-7:30' }, /change not saved/],
+      [
+        { timezone: 'Mars/Olympus_Mons' },
+        /^Not saved — config\.yaml would be invalid: agent\.timezone: unknown time zone/,
+      ],
+      [{ gateMode: 'auto', timezone: 'Nowhere/At_All' }, /agent\.timezone/],
     ];
     for (const [body, message] of cases) {
       const answer = await send('PATCH', body);
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(answer.body.error?.code).toBe('bad_request');
-      expect(answer.body.error?.message, JSON.stringify(body)).toMatch(message);
+      const said = answer.body.error?.message ?? '';
+      expect(said, JSON.stringify(body)).toMatch(message);
+      expect(said).not.toContain(file);
+      expect(said.split('config.yaml').length - 1).toBeLessThanOrEqual(1);
       expect(text()).toBe(before);
     }
   });

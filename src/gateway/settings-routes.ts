@@ -5,7 +5,7 @@ import { editConfig } from '../config/config-writer.js';
 import { configPath, loadConfig } from '../config/load-config.js';
 import type { WrenConfig } from '../config/wren-config.js';
 import { GATE_MODES } from '../gate/gate-config.js';
-import { PROACTIVITY } from '../proactive/proactive-config.js';
+import { PROACTIVITY, proactiveSectionSchema } from '../proactive/proactive-config.js';
 import { ConfigError } from '../util/config-error.js';
 import type { Env } from '../util/interpolate.js';
 import { ENV_REFERENCE_REFUSED, hasEnvReference } from './has-env-reference.js';
@@ -53,6 +53,22 @@ const KEYS = {
   gateMode: ['gate', 'mode'],
   timezone: ['agent', 'timezone'],
 } as const satisfies Record<keyof Changes, readonly [string, string]>;
+
+/** The refusal of a quiet-hours value that is not `HH:MM-HH:MM` (checked before config.yaml is read). */
+export const QUIET_HOURS_REFUSED =
+  'Quiet hours must look like 22:00-07:00 (HH:MM-HH:MM, 24-hour time); nothing was saved.';
+
+/**
+ * The validator's message for the web app: config.yaml's path is named once at most (the writer and the
+ * loader each put it in front of their part), and the wrapper's wording is shortened.
+ */
+export function settingsRefusal(message: string, file: string): string {
+  const bare = message.split(`${file}: `).join('').split(file).join('config.yaml');
+  return bare.replace(
+    /^change not saved, it would make the config invalid:\s*/,
+    'Not saved — config.yaml would be invalid: ',
+  );
+}
 
 const clock = (minutes: number) =>
   `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
@@ -135,6 +151,9 @@ export function registerSettingsRoutes(app: Hono, options: SettingsRouteOptions)
   app.patch('/api/settings', limitBody(16 * 1024), async (c) => {
     const parsed = await validBody(c, changes);
     if (!parsed.ok) return parsed.response;
+    const quiet = parsed.value.quietHours;
+    if (typeof quiet === 'string' && !proactiveSectionSchema.shape.quiet_hours.safeParse(quiet).success)
+      return c.json(problem('bad_request', QUIET_HOURS_REFUSED), 400);
     const given = Object.entries(parsed.value).filter(([, value]) => value !== undefined) as Array<
       [keyof Changes, string | null]
     >;
@@ -149,7 +168,7 @@ export function registerSettingsRoutes(app: Hono, options: SettingsRouteOptions)
         );
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
-        return c.json(problem('bad_request', error.message), 400);
+        return c.json(problem('bad_request', settingsRefusal(error.message, file)), 400);
       }
     }
     return c.json({ settings: read() });
