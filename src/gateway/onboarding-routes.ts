@@ -9,6 +9,7 @@ import { parseYamlDocument } from '../config/parse-config.js';
 import { DEFAULT_CONTEXT_WINDOW } from '../config/resolve-models.js';
 import { copilotAuth } from '../llm/copilot-auth.js';
 import type { EndpointConfig } from '../llm/endpoint.js';
+import { listServerModels } from '../llm/list-server-models.js';
 import { redactSecrets } from '../llm/provider-error.js';
 import { findProviderPreset, PROVIDER_PRESETS, type ProviderPreset } from '../llm/provider-presets.js';
 import { type EndpointTestResult, testEndpoint } from '../llm/test-endpoint.js';
@@ -93,6 +94,15 @@ const request = z.strictObject({
   force: z.boolean().optional(),
 });
 
+/** `POST /api/onboarding/models`: the server whose model list to show while the owner fills the form in. */
+const modelsRequest = z.strictObject({
+  baseUrl: z.string().trim().min(1).max(2048).refine(literal, ENV_REFERENCE_REFUSED),
+  key: z.string().max(4096).optional(),
+});
+
+/** How long the model list may take: the owner is waiting with the form open. */
+const LIST_TIMEOUT_MS = 3000;
+
 /**
  * Whether config.yaml names a model that is not switched off (read as written: a model whose `${VAR}` is
  * unset still counts). @throws ConfigError when the file is unreadable or not YAML.
@@ -118,7 +128,8 @@ function freeName(taken: ReadonlySet<string>): string {
 const bad = (c: Context, message: string) => c.json(problem('bad_request', message), 400);
 
 /**
- * `GET /api/onboarding` (whether a model is needed, and the presets to choose from) and `POST /api/onboarding`
+ * `GET /api/onboarding` (whether a model is needed, and the presets to choose from), `POST
+ * /api/onboarding/models` (`{baseUrl, key?}` → `{models, error?}`: what that server lists) and `POST /api/onboarding`
  * (`{preset, key?, model?, baseUrl?, force?}`): builds the endpoint, tests it with one tiny request, and —
  * when it answered, or with `force` — stores the key in `<home>/.env` (0600) under the preset's variable and
  * adds the model to config.yaml as `api_key: ${VAR}`, never the key itself. The running app picks the new
@@ -136,6 +147,27 @@ export function registerOnboardingRoutes(app: Hono, options: OnboardingRouteOpti
       if (!(error instanceof ConfigError)) throw error;
       return c.json({ needed: false, presets: PRESETS, configError: error.message });
     }
+  });
+
+  // Asks only the URL the owner typed (http(s), no redirects, a short deadline, a capped body): never a
+  // host Wren picks itself. The key, when given, is sent to that server only and never echoed.
+  app.post('/api/onboarding/models', limitBody(16 * 1024), async (c) => {
+    const parsed = await validBody(c, modelsRequest);
+    if (!parsed.ok) return parsed.response;
+    const { baseUrl, key } = parsed.value;
+    if (!HTTP_URL.test(baseUrl) || !URL.canParse(baseUrl))
+      return bad(c, 'baseUrl: must be an http(s) URL such as http://127.0.0.1:8080/v1.');
+    if (key !== undefined && key !== '' && !KEY_SHAPE.test(key))
+      return bad(
+        c,
+        'key: an API key is 8 or more printable characters without spaces, quotes or backslashes.',
+      );
+    const listed = await listServerModels(
+      { baseUrl, ...(key ? { apiKey: key } : {}), timeoutMs: LIST_TIMEOUT_MS },
+      c.req.raw.signal,
+    );
+    if (!listed.ok) return c.json({ models: [], error: redactSecrets(listed.error, key ? [key] : []) });
+    return c.json({ models: listed.models });
   });
 
   app.post('/api/onboarding', limitBody(64 * 1024), async (c) => {
