@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
 import { type BrowserSessions, SESSION_COOKIE, SESSION_TTL_MS } from './browser-sessions.js';
+import { EXPIRED_LINK_CSP, EXPIRED_LINK_PAGE } from './expired-link-page.js';
 import { problem } from './problem.js';
 import { type AuthLimiter, clientAddress, sameOrigin } from './request-guard.js';
 
@@ -94,11 +95,9 @@ export function registerSignInRoutes(app: Hono, options: SessionRouteOptions): v
     c.header('Cache-Control', 'no-store');
     c.header('Referrer-Policy', 'no-referrer');
     if (!options.sessions.redeemLink(c.req.query('code'))) {
-      return c.html(
-        '<!doctype html><meta charset="utf-8"><title>Wren</title><p>This sign-in link has expired or was already used. ' +
-          'Run <code>wren web open</code> for a new one, or <a href="/">sign in with the gateway token</a>.</p>',
-        410,
-      );
+      c.header('Content-Security-Policy', EXPIRED_LINK_CSP);
+      c.header('X-Content-Type-Options', 'nosniff');
+      return c.html(EXPIRED_LINK_PAGE, 410);
     }
     const session = options.sessions.create();
     giveCookie(c, session.id);
