@@ -371,6 +371,12 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
             `wren: config edit rejected, the last good config stays in force: ${error.message}\n`,
           );
         },
+        onRecovered: (changed) => {
+          logger.info({ changed }, 'config valid again after a rejected edit');
+          process.stderr.write(
+            `wren: config.yaml is valid again; ${changed ? 'applied' : 'it matches the config in force'}\n`,
+          );
+        },
       })
     : undefined;
 

@@ -4,12 +4,15 @@ import { ConfigError } from '../util/config-error.js';
 /** Exit codes a script can rely on. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
+/** A problem the owner must fix before the command can work (exit 2), such as a port already in use. */
+export class MustFixError extends Error {}
+
 /**
  * Prints a failure as one line for the user (no stack for the errors we expect) and returns the exit code:
- * 2 for configuration and storage problems the user must fix, 1 otherwise.
+ * 2 for configuration, storage and other problems the user must fix first, 1 otherwise.
  */
 export function reportFailure(error: unknown): number {
-  if (error instanceof ConfigError || error instanceof StoreError) {
+  if (error instanceof ConfigError || error instanceof StoreError || error instanceof MustFixError) {
     process.stderr.write(`wren: ${error.message}\n`);
     return EXIT.usage;
   }

@@ -97,6 +97,33 @@ describe('watchConfig', () => {
     expect(changes).toEqual([]);
   });
 
+  it('says once that a rejected edit is fixed: applied when it changed the config, else as it was', async () => {
+    writeConfig('gateway:\n  port: 1000\n');
+    const recovered: boolean[] = [];
+    watcher = watchConfig(home, {
+      env: {},
+      debounceMs: 20,
+      onChange: (config) => changes.push(config),
+      onError: (error) => errors.push(error),
+      onRecovered: (changed) => recovered.push(changed),
+    });
+    writeConfig('gateway:\n  port: [not, a, port]\n');
+    await waitFor(() => errors[0]);
+    writeConfig('gateway:\n  port: 1000\n');
+    await waitFor(() => recovered[0] ?? undefined);
+    expect(recovered).toEqual([false]);
+    writeConfig('gateway:\n  port: 1000 # a comment, still valid\n');
+    writeConfig('gateway:\n  port: 2000\n');
+    await waitFor(() => changes[0]);
+    expect(recovered).toEqual([false]);
+    writeConfig('gateway: {port: "${MISSING_VAR}"}\n');
+    await waitFor(() => errors[1]);
+    writeConfig('gateway:\n  port: 3000\n');
+    await waitFor(() => (recovered.length > 1 ? true : undefined));
+    expect(recovered).toEqual([false, true]);
+    expect(changes.map((config) => config.gateway.port)).toEqual([2000, 3000]);
+  });
+
   it('reacts to .env changes', async () => {
     writeFileSync(join(home, '.env'), 'TOKEN=first\n');
     writeConfig('gateway:\n  token: ${TOKEN}\n');

@@ -12,6 +12,11 @@ export interface WatchConfigOptions {
   onError(error: Error): void;
   /** Called after every reload that found a valid file, changed or not (clears a shown error). */
   onValid?(): void;
+  /**
+   * Called once when a valid file follows a rejected edit (after `onChange` when it changed the config), so
+   * the owner who saw the rejection also hears that it is over.
+   */
+  onRecovered?(changed: boolean): void;
   /** Quiet period after the last file event before reloading; default 300 ms. */
   debounceMs?: number;
   /** Environment for `${VAR}` (default `process.env`); read again on every reload. */
@@ -46,20 +51,35 @@ export function watchConfig(home: string, options: WatchConfigOptions): ConfigWa
   let snapshot = current ? JSON.stringify(current) : undefined;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
+  /** The last load failed: the next valid one is a recovery. */
+  let rejected = false;
 
   const reload = () => {
     timer = undefined;
     if (closed) return;
+    let next: WrenConfig;
     try {
-      const next = load();
-      options.onValid?.();
-      const text = JSON.stringify(next);
-      if (text === snapshot) return;
+      next = load();
+    } catch (error) {
+      rejected = true;
+      options.onError(error as Error);
+      return;
+    }
+    options.onValid?.();
+    const text = JSON.stringify(next);
+    const changed = text !== snapshot;
+    if (changed) {
       current = next;
       snapshot = text;
-      options.onChange(next);
-    } catch (error) {
-      options.onError(error as Error);
+      try {
+        options.onChange(next);
+      } catch (error) {
+        options.onError(error as Error);
+      }
+    }
+    if (rejected) {
+      rejected = false;
+      options.onRecovered?.(changed);
     }
   };
 
@@ -68,6 +88,7 @@ export function watchConfig(home: string, options: WatchConfigOptions): ConfigWa
       current = load();
       snapshot = JSON.stringify(current);
     } catch (error) {
+      rejected = true;
       queueMicrotask(() => options.onError(error as Error));
     }
   }

@@ -1,8 +1,11 @@
-import { chmodSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
-import { cliEnv, makeHome, runCli, startWren } from '../support/wren-home.js';
+import { cliEnv, makeHome, runCli, startWren, waitFor } from '../support/wren-home.js';
 
 let llm: FakeLlmServer;
 const KEY = 'sk-ops-SECRET-998877';
@@ -157,6 +160,67 @@ describe('wren status and wren token', () => {
         fetch(`${wren.url}/api/status`, { headers: { authorization: `Bearer ${token}` } });
       expect((await ask(fresh)).status).toBe(200);
       expect((await ask(old!)).status).toBe(401);
+    } finally {
+      await wren.stop();
+    }
+  });
+});
+
+describe('wren start', () => {
+  it('prints commands this shell can run, the link’s 10-minute life, the token, then the address', async () => {
+    const home = makeHome(config);
+    // In a clone with no `wren` on PATH, the hints name the clone's shim (the tests run in the clone).
+    const clone = await startWren(env(home, { WREN_GATEWAY_TOKEN: '' }));
+    const shown = clone.stdout();
+    await clone.stop();
+    expect(shown).toContain('`./wren web open` makes another');
+    expect(shown).toMatch(/web app: http:\/\/\S+\/signin\?code=\S+\n.*valid for 10 minutes/);
+    expect(shown).toContain('terminal chat: `./wren chat` in another terminal');
+    expect(shown).toMatch(/gateway token for the HTTP API .*`\.\/wren token --rotate`.*: wren_\S+\n/);
+    expect(shown).not.toMatch(/`wren /);
+    const lines = shown.trim().split('\n');
+    expect(lines.at(-1)).toMatch(/^Listening on http:\/\/127\.0\.0\.1:\d+ \(stop with Ctrl\+C\)$/);
+    // With this CLI on PATH as `wren` (npm link, a symlinked shim), the hints say plain `wren`.
+    const bin = mkdtempSync(join(tmpdir(), 'wren-bin-'));
+    symlinkSync(resolve('wren'), join(bin, 'wren'));
+    const linked = await startWren(env(home, { PATH: `${bin}:${process.env['PATH']}` }));
+    const linkedShown = linked.stdout();
+    await linked.stop();
+    expect(linkedShown).toContain('terminal chat: `wren chat` in another terminal');
+    expect(linkedShown).toContain('`wren web open` makes another');
+    expect(linkedShown).not.toMatch(/gateway token/);
+  });
+
+  it('exits 2 naming the port and --port when the port is in use', async () => {
+    const blocker = createServer();
+    await new Promise<void>((done) => blocker.listen(0, '127.0.0.1', done));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const home = makeHome(config);
+      const result = await runCli(['start', '--port', String(port)], env(home));
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`port ${port}`);
+      expect(result.stderr).toContain('--port');
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('says when a rejected config edit is fixed, and status stops showing the rejection', async () => {
+    const home = makeHome(config);
+    const wren = await startWren(env(home));
+    try {
+      writeFileSync(join(home, 'config.yaml'), `${config}\ngateway:\n  prot: 1\n`);
+      await waitFor(() => wren.stderr().includes('config edit rejected'));
+      expect((await runCli(['status'], env(home))).stdout).toContain('EDIT REJECTED');
+      writeFileSync(join(home, 'config.yaml'), `${config}\nagent:\n  timezone: Europe/Paris\n`);
+      await waitFor(() => wren.stderr().includes('config.yaml is valid again; applied'));
+      const status = await runCli(['status', '--json'], env(home));
+      expect(status.code).toBe(0);
+      const live = (JSON.parse(status.stdout) as { gateway: { live: Record<string, unknown> } }).gateway.live;
+      expect(live).not.toHaveProperty('configError');
+      expect((await runCli(['status'], env(home))).stdout).not.toContain('REJECTED');
     } finally {
       await wren.stop();
     }

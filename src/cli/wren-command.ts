@@ -1,0 +1,56 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Where this CLI lives and how the owner's shell finds things, injectable for tests. */
+export interface WrenCommandContext {
+  /** This CLI's entry point (`dist/cli/main.js`). */
+  main: string;
+  path: string | undefined;
+  cwd: string;
+}
+
+function realpath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How the owner runs *this* CLI from their shell, for the commands Wren's hints suggest: `wren` when a `wren`
+ * on PATH is this very CLI (npm link, a global install, the clone's shim symlinked there); in a clone, its
+ * `./wren` shim (relative to the working folder when inside the clone, else its absolute path); otherwise
+ * `node <main.js>`. Never suggests a command that would run another Wren, or rebuild one (as `npx wren` does).
+ */
+export function wrenCommand(context: WrenCommandContext = defaultContext()): string {
+  const main = realpath(context.main) ?? resolve(context.main);
+  const root = resolve(main, '..', '..', '..');
+  const shim = join(root, 'wren');
+  const hasShim = existsSync(shim) && existsSync(join(root, 'package.json'));
+  for (const dir of (context.path ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const found = realpath(join(dir, 'wren'));
+    if (found && (found === main || (hasShim && found === realpath(shim)))) return 'wren';
+  }
+  if (!hasShim) return `node ${main}`;
+  const inside = relative(context.cwd, shim);
+  return inside.startsWith('..') || isAbsolute(inside) ? shim : `.${sep}${inside}`;
+}
+
+let cached: string | undefined;
+
+function defaultContext(): WrenCommandContext {
+  return {
+    main: fileURLToPath(new URL('./main.js', import.meta.url)),
+    path: process.env['PATH'],
+    cwd: process.cwd(),
+  };
+}
+
+/** `wrenCommand()` for this process, worked out once. */
+export function wren(): string {
+  cached ??= wrenCommand();
+  return cached;
+}
