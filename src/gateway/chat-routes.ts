@@ -2,16 +2,18 @@ import type { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
-import type { AgentEvent } from '../bus/messages.js';
 import type { HttpChannel } from '../channels/http/http-channel.js';
+import { answerSse, chatEventSse } from './chat-events.js';
 import { approvalSse } from './gate-routes.js';
 import { problem } from './problem.js';
+import { SESSION_ID } from './session-id.js';
 import { pump, type SseMessage } from './sse-pump.js';
+import { registerTurnRoutes } from './turn-routes.js';
 
 /** The largest chat message the API accepts, in characters. */
 export const MAX_MESSAGE_CHARS = 1_000_000;
 
-export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+export { SESSION_ID } from './session-id.js';
 
 /** Images per message and base64 characters per image the API accepts. */
 export const MAX_IMAGES = 4;
@@ -40,14 +42,21 @@ const chatBody = z
     terminal: z.boolean().optional(),
     /** Whether the caller can answer approvals while the turn waits (default true; `wren chat -m` cannot). */
     interactive: z.boolean().optional(),
+    /**
+     * The turn goes on when this request goes away (a reloaded tab): it is read back through
+     * `GET /api/sessions/:id/turn` and stopped with `DELETE /api/sessions/:id/turn`. Default false: going away
+     * cancels the turn.
+     */
+    keepRunning: z.boolean().optional(),
   })
   .strict();
 
 /**
  * `POST /api/chat`: one owner message into the session (new when none is named); the answer as JSON, or as
  * server-sent events (deltas, tool progress, approvals of this session, then `done`/`error`) when the client
- * accepts `text/event-stream`. A client that goes away cancels its turn. The HTTP channel builds the
- * owner's message and keeps its answer off /api/events.
+ * accepts `text/event-stream`. A client that goes away cancels its turn, unless it sent `keepRunning: true`:
+ * then the request only watches a turn that runs to its end (see turn-routes.ts, registered here). The HTTP
+ * channel builds the owner's message and keeps its answer off /api/events.
  */
 export function registerChatRoutes(
   app: Hono,
@@ -82,7 +91,7 @@ export function registerChatRoutes(
         tooLong ? 413 : 400,
       );
     }
-    const { terminal, session, interactive, images } = parsed.data;
+    const { terminal, session, interactive, images, keepRunning } = parsed.data;
     const input = {
       text: parsed.data.message,
       ...(session ? { session } : {}),
@@ -96,7 +105,13 @@ export function registerChatRoutes(
         stream.onAbort(() => gone.abort(new Error('client disconnected')));
         const early: SseMessage[] = [];
         let forward: (message: SseMessage) => void = (message) => early.push(message);
-        const turn = channel.ask(input, (event) => forward(toSse(event, redact)), gone.signal);
+        const turn = channel.ask(
+          input,
+          (event) => forward(chatEventSse(event, redact)),
+          keepRunning ? undefined : gone.signal,
+        );
+        // A turn that outlives this request must not keep feeding its dead stream's queue.
+        gone.signal.addEventListener('abort', () => (forward = () => {}), { once: true });
         const named = turn.session;
         const reply = turn.reply;
         reply.catch(() => {});
@@ -113,20 +128,11 @@ export function registerChatRoutes(
           gone.signal,
         );
         if (gone.signal.aborted) return;
-        const outbound = await reply;
-        await stream.writeSSE({
-          event: outbound.kind === 'error' ? 'error' : 'done',
-          data: JSON.stringify({
-            reply: outbound.text,
-            session: outbound.sessionId || named,
-            usage: outbound.usage,
-            kind: outbound.kind,
-            ...(outbound.notice ? { notice: outbound.notice } : {}),
-          }),
-        });
+        await stream.writeSSE(answerSse(await reply, named));
       });
     }
-    const turn = channel.ask(input, undefined, c.req.raw.signal);
+    const turn = channel.ask(input, undefined, keepRunning ? undefined : c.req.raw.signal);
+    turn.reply.catch(() => {});
     const outbound = await turn.reply;
     const ran = outbound.sessionId || turn.session;
     if (outbound.kind === 'error') {
@@ -134,35 +140,6 @@ export function registerChatRoutes(
     }
     return c.json({ reply: outbound.text, session: ran, usage: outbound.usage });
   });
-}
 
-function toSse(event: AgentEvent, redact: (text: string) => string): { event: string; data: string } {
-  switch (event.type) {
-    case 'text-delta':
-      return { event: 'delta', data: JSON.stringify({ text: event.text }) };
-    case 'tool-call-start':
-      return {
-        event: 'tool',
-        data: JSON.stringify({
-          phase: 'start',
-          id: event.callId,
-          name: event.name,
-          hint: redact(event.hint),
-          ...(event.args !== undefined ? { args: redact(event.args) } : {}),
-        }),
-      };
-    case 'tool-call-end':
-      return {
-        event: 'tool',
-        data: JSON.stringify({
-          phase: 'end',
-          id: event.callId,
-          name: event.name,
-          isError: event.isError,
-          preview: redact(event.preview),
-        }),
-      };
-    default:
-      return { event: event.type, data: JSON.stringify({ session: event.sessionId }) };
-  }
+  registerTurnRoutes(app, channel, redact);
 }

@@ -11,6 +11,12 @@ import type {
 import type { ImagePart } from '../../llm/types.js';
 import { ChannelBase } from '../channel-base.js';
 import { TERMINAL_CHAT } from '../terminal/terminal-channel.js';
+import {
+  type TurnChange,
+  TurnRegistry,
+  type TurnRegistryOptions,
+  type TurnSnapshot,
+} from './turn-registry.js';
 
 /** One owner message as the API received it (already validated). */
 export interface ApiChatInput {
@@ -30,6 +36,8 @@ export interface ApiTurn {
   reply: Promise<OutboundMessage>;
 }
 
+export type { TurnChange, TurnSegment, TurnSnapshot, TurnState } from './turn-registry.js';
+
 type Watcher = (message: OutboundMessage) => void;
 
 /**
@@ -41,19 +49,26 @@ type Watcher = (message: OutboundMessage) => void;
 export class HttpChannel extends ChannelBase {
   private readonly messages: MessageBus;
   private readonly watchers = new Map<string, Set<Watcher>>();
+  /** The turns of API conversations in flight (and for a short while after), for clients that re-attach. */
+  private readonly turns: TurnRegistry;
+  private stopTracking: (() => void) | undefined;
 
-  constructor(options: { bus: MessageBus; onError?: (error: unknown) => void }) {
-    super({ name: 'api', ...options });
+  constructor(options: { bus: MessageBus; onError?: (error: unknown) => void; turns?: TurnRegistryOptions }) {
+    super({ name: 'api', bus: options.bus, ...(options.onError ? { onError: options.onError } : {}) });
     this.messages = options.bus;
+    this.turns = new TurnRegistry(options.turns);
   }
 
   async start(): Promise<void> {
     this.attach({ delivers: false, approvals: false });
+    this.stopTracking ??= this.bus.subscribeApprovals((event) => this.turns.approval(event));
     this.setState('connected');
   }
 
   async stop(): Promise<void> {
     this.detach();
+    this.stopTracking?.();
+    this.stopTracking = undefined;
     this.setState('stopped');
   }
 
@@ -66,8 +81,13 @@ export class HttpChannel extends ChannelBase {
     for (const watcher of this.watchers.get(message.channel) ?? []) watcher(message);
   }
 
-  /** One owner message; `onEvent` gets the turn's progress. `signal`: the client went away (cancels). */
-  ask(input: ApiChatInput, onEvent?: (event: AgentEvent) => void, signal?: AbortSignal): ApiTurn {
+  /**
+   * One owner message; `onEvent` gets the turn's progress. Aborting `signal` (the client went away) cancels
+   * the turn; without a signal it runs to its end whoever listens. A turn of an API conversation (not the
+   * attached terminal's) is kept in the turn registry while it runs, so `turnOf`/`watchTurn` can show it to
+   * a client that was not watching.
+   */
+  ask(input: ApiChatInput, onEventOf?: (event: AgentEvent) => void, signal?: AbortSignal): ApiTurn {
     const session = input.session ?? (input.terminal ? undefined : randomUUID());
     const message = this.ownerMessage(input.terminal ? TERMINAL_CHAT : (session ?? ''), input.text, {
       // The token holder can answer approvals through /api/approvals while the turn waits.
@@ -76,7 +96,43 @@ export class HttpChannel extends ChannelBase {
       ...(input.media ? { media: input.media } : {}),
       ...(input.terminal ? { channel: 'cli' } : {}),
     });
-    return { session, reply: this.request(message, onEvent, signal) };
+    if (!session) return { session, reply: this.request(message, onEventOf, signal) };
+    const id = message.id;
+    this.turns.begin(id, session, input.text);
+    const onEvent = (event: AgentEvent) => {
+      this.turns.record(id, event);
+      onEventOf?.(event);
+    };
+    const reply = this.request(message, onEvent, signal);
+    reply.then(
+      (outbound) => this.turns.end(id, outbound),
+      () => this.turns.end(id, 'stopped'),
+    );
+    return { session, reply };
+  }
+
+  /** `session`'s turn in flight, or the one that ended a short while ago; undefined when there is none. */
+  turnOf(session: string): TurnSnapshot | undefined {
+    return this.turns.current(session);
+  }
+
+  /** `session`'s current turn and, while it runs, its changes from that moment on (see TurnRegistry.watch). */
+  watchTurn(
+    session: string,
+    listener: (change: TurnChange) => void,
+  ): { snapshot: TurnSnapshot; stop: () => void } | undefined {
+    return this.turns.watch(session, listener);
+  }
+
+  /**
+   * Cancels `session`'s running API turn (the web app's Stop): the turn ends `stopped` with the runtime's
+   * answer. False when none runs.
+   */
+  stopTurn(session: string): boolean {
+    const id = this.turns.runningId(session);
+    if (!id) return false;
+    this.messages.cancel(id);
+    return true;
   }
 
   /** Approval traffic of one API conversation (its session), or of the attached terminal's. */
