@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app.js';
@@ -14,6 +14,13 @@ import { makeHome, waitFor } from '../support/wren-home.js';
 const TOKEN = 'discord-test-token.0123456789.abcdefghijkl';
 const OWNER = '100000000000000001';
 const STRANGER = '100000000000000666';
+const FRIEND = '100000000000000515';
+const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+
+function inboxOf(app: WrenApp): string[] {
+  const folder = join(app.config().workspace, 'inbox');
+  return existsSync(folder) ? readdirSync(folder) : [];
+}
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -164,5 +171,62 @@ describe('the Discord channel (against a fake REST API and gateway)', () => {
     discord.click(OWNER, once, dm);
     await waitFor(() => contents(discord, dm).includes('Done.'));
     expect(existsSync(join(app.config().workspace, 'from-discord.txt'))).toBe(true);
+  });
+
+  it('never fetches a stranger’s attachments from the CDN, and nothing lands in the inbox', async () => {
+    const { app, discord, model } = await start('    pairing: true');
+    for (let index = 0; index < 4; index++)
+      discord.dm({
+        from: STRANGER,
+        content: 'for you',
+        attachments: [
+          discord.attachment(`run-${index}.sh`, Buffer.from('#!/bin/sh\necho owned'), 'text/x-sh'),
+          discord.attachment('p.png', PNG, 'image/png'),
+        ],
+      });
+    model.script({ text: 'settled' });
+    discord.dm({ from: OWNER, content: 'ping' });
+    await waitFor(() => contents(discord, discord.dmOf(OWNER)).includes('settled'));
+    expect(discord.fileRequests()).toEqual([]);
+    expect(inboxOf(app)).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+    // The stranger got one pairing code, and the owner was told once.
+    const told = () =>
+      contents(discord, discord.dmOf(OWNER)).filter((text) => text.startsWith('Someone asked'));
+    await waitFor(() => told().length > 0);
+    expect(told()).toEqual([expect.stringContaining(`discord id ${STRANGER}`)]);
+    expect(contents(discord, discord.dmOf(STRANGER))).toEqual([expect.stringContaining('pairing code is')]);
+  });
+
+  it('fetches an allowed sender’s files only within their rate, and none declared over the cap', async () => {
+    const { app, discord, model } = await start(
+      `    allow_from: ["${FRIEND}"]\n    rate_limit: 2\n    max_file_mb: 1`,
+    );
+    model.script({ text: 'one' }, { text: 'two' }, { text: 'settled' });
+    discord.dm({
+      from: OWNER,
+      content: '',
+      attachments: [discord.attachment('huge.bin', Buffer.alloc(8), 'application/octet-stream', 5 << 20)],
+    });
+    const owner = discord.dmOf(OWNER);
+    await waitFor(() =>
+      contents(discord, owner).some((text) => text.includes('"huge.bin" is over the 1 MB')),
+    );
+    for (let index = 0; index < 6; index++)
+      discord.dm({
+        from: FRIEND,
+        content: `file ${index}`,
+        attachments: [discord.attachment(`f${index}.txt`, Buffer.from('words'), 'text/plain')],
+      });
+    const friend = discord.dmOf(FRIEND);
+    await waitFor(() => contents(discord, friend).some((text) => text.startsWith('Slow down')));
+    await waitFor(
+      () => contents(discord, friend).includes('one') && contents(discord, friend).includes('two'),
+    );
+    discord.dm({ from: OWNER, content: 'ping' });
+    await waitFor(() => contents(discord, owner).includes('settled'));
+    expect(discord.fileRequests()).toHaveLength(2);
+    expect(discord.fileRequests().every((path) => /\/f[0-5]\.txt$/.test(path))).toBe(true);
+    expect(inboxOf(app)).toHaveLength(2);
   });
 });

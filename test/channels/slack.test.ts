@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -13,6 +13,13 @@ const APP_TOKEN = 'xapp-test-0123456789';
 const OWNER = 'U0OWNER01';
 const STRANGER = 'U0STRANGE';
 const DM = 'D0OWNERDM';
+const FRIEND = 'U0FRIEND1';
+const FRIEND_DM = 'D0FRIENDM';
+
+function inboxOf(app: WrenApp): string[] {
+  const folder = join(app.config().workspace, 'inbox');
+  return existsSync(folder) ? readdirSync(folder) : [];
+}
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -201,5 +208,52 @@ describe('the Slack channel (Socket Mode against a fake Slack)', () => {
       'Slack refused a token',
     );
     expect(JSON.stringify(app.status('t'))).not.toContain(BOT_TOKEN);
+  });
+
+  it('never downloads a stranger’s files, and nothing lands in the inbox', async () => {
+    const { app, slack, model } = await start();
+    for (let index = 0; index < 4; index++)
+      slack.message({
+        user: STRANGER,
+        channel: 'D0STRANGE',
+        text: 'for you',
+        files: [slack.file(`run-${index}.sh`, Buffer.from('#!/bin/sh\necho owned'), 'text/x-sh')],
+      });
+    model.script({ text: 'settled' });
+    slack.message({ user: OWNER, channel: DM, text: 'ping' });
+    await waitFor(() => textsTo(slack, DM).includes('settled'));
+    expect(slack.fileRequests()).toEqual([]);
+    expect(inboxOf(app)).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('downloads an allowed sender’s files only within their rate, and none declared over the cap', async () => {
+    const { app, slack, model } = await start(
+      `    allow_from: [${FRIEND}]\n    rate_limit: 2\n    max_file_mb: 1`,
+    );
+    model.script({ text: 'one' }, { text: 'two' }, { text: 'settled' });
+    slack.message({
+      user: OWNER,
+      channel: DM,
+      text: '',
+      files: [slack.file('huge.bin', Buffer.alloc(8), 'application/octet-stream', 5 << 20)],
+    });
+    await waitFor(() => textsTo(slack, DM).some((text) => text.includes('huge.bin" is over the 1 MB')));
+    for (let index = 0; index < 6; index++)
+      slack.message({
+        user: FRIEND,
+        channel: FRIEND_DM,
+        text: `file ${index}`,
+        files: [slack.file(`f${index}.txt`, Buffer.from('words'), 'text/plain')],
+      });
+    await waitFor(() => textsTo(slack, FRIEND_DM).some((text) => text.startsWith('Slow down')));
+    await waitFor(
+      () => textsTo(slack, FRIEND_DM).includes('one') && textsTo(slack, FRIEND_DM).includes('two'),
+    );
+    slack.message({ user: OWNER, channel: DM, text: 'ping' });
+    await waitFor(() => textsTo(slack, DM).includes('settled'));
+    expect(slack.fileRequests()).toHaveLength(2);
+    expect(slack.fileRequests().some((path) => path.endsWith('huge.bin'))).toBe(false);
+    expect(inboxOf(app)).toHaveLength(2);
   });
 });

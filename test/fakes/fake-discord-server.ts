@@ -55,6 +55,9 @@ export async function startFakeDiscord(options: { token: string }) {
   let resumes = 0;
   const id = () => String(++nextId);
   const dmChannels = new Map<string, string>(); // user id → DM channel id
+  /** CDN files by path (`/attachments/<id>/<name>`), and every path asked for there. */
+  const files = new Map<string, Buffer>();
+  const fileRequests: string[] = [];
 
   const readBody = async (request: IncomingMessage): Promise<Record<string, unknown>> => {
     const chunks: Buffer[] = [];
@@ -85,6 +88,14 @@ export async function startFakeDiscord(options: { token: string }) {
 
   const server = createServer((request, response) => {
     void (async () => {
+      if ((request.url ?? '').startsWith('/attachments/')) {
+        // The CDN: no bot token, just the URL Discord put in the message.
+        const wanted = (request.url ?? '').split('?')[0]!;
+        fileRequests.push(wanted);
+        const bytes = files.get(wanted);
+        if (!bytes) return void response.writeHead(404).end();
+        return void response.writeHead(200, { 'content-length': bytes.length }).end(bytes);
+      }
       const path = (request.url ?? '/').replace(/^\/api\/v\d+/, '').split('?')[0]!;
       const route = `${request.method} ${path.replace(/\/\d{15,22}(?=\/|$)/g, '/:id').replace(/\/interactions\/:id\/[^/]+/, '/interactions/:id/:token')}`;
       const json = (status: number, body?: unknown, headers: Record<string, string> = {}) => {
@@ -129,8 +140,13 @@ export async function startFakeDiscord(options: { token: string }) {
           dmChannels.set(recipient, dm);
           return json(200, { id: dm, type: 1, recipients: [user(recipient)], last_message_id: null });
         }
-        case 'GET /channels/:id':
-          return json(200, { id: channelId, type: 1, recipients: [user('100000000000000009')] });
+        case 'GET /channels/:id': {
+          // As Discord: a user id is not a channel (a DM to a user is opened with POST /users/@me/channels).
+          const recipient = [...dmChannels].find(([, dm]) => dm === channelId)?.[0];
+          if (!recipient && channelId !== GUILD_CHANNEL && channelId !== GUILD_THREAD)
+            return json(404, { message: 'Unknown Channel', code: 10003 });
+          return json(200, { id: channelId, type: 1, recipients: [user(recipient ?? '100000000000000009')] });
+        }
         case 'POST /channels/:id/messages':
           return json(200, message(channelId, body));
         case 'PATCH /channels/:id/messages/:id':
@@ -278,8 +294,21 @@ export async function startFakeDiscord(options: { token: string }) {
       dmChannels.set(userId, dm);
       return dm;
     },
-    /** A message from `from` in their DM; returns its id. */
-    dm(message: { from: string; content: string; id?: string }): string {
+    /** CDN paths downloaded (or tried), in order. */
+    fileRequests: () => [...fileRequests],
+    /**
+     * Serves `bytes` on the fake CDN; returns the attachment object a message carries (`size` as declared,
+     * default the real length).
+     */
+    attachment(name: string, bytes: Buffer, contentType: string, size = bytes.length) {
+      const attachmentId = id();
+      const path = `/attachments/${attachmentId}/${name}`;
+      files.set(path, bytes);
+      const url = `http://127.0.0.1:${port}${path}`;
+      return { id: attachmentId, filename: name, size, url, proxy_url: url, content_type: contentType };
+    },
+    /** A message from `from` in their DM (with attachments from `attachment()`); returns its id. */
+    dm(message: { from: string; content: string; id?: string; attachments?: unknown[] }): string {
       const messageId = message.id ?? id();
       dispatch('MESSAGE_CREATE', {
         id: messageId,
@@ -294,7 +323,7 @@ export async function startFakeDiscord(options: { token: string }) {
         mention_everyone: false,
         mentions: [],
         mention_roles: [],
-        attachments: [],
+        attachments: message.attachments ?? [],
         embeds: [],
         pinned: false,
         type: 0,

@@ -31,6 +31,9 @@ export async function startFakeSlack(options: { botToken: string; appToken: stri
   let envelope = 0;
   let ts = 1_700_000_000;
   const nextTs = () => `${++ts}.000100`;
+  /** Private file downloads by path (`/files-pri/<name>`, bot token required), and every path asked for. */
+  const files = new Map<string, Buffer>();
+  const fileRequests: string[] = [];
 
   const readBody = async (request: IncomingMessage): Promise<Record<string, unknown>> => {
     const chunks: Buffer[] = [];
@@ -46,6 +49,13 @@ export async function startFakeSlack(options: { botToken: string; appToken: stri
 
   const server = createServer((request, response) => {
     void (async () => {
+      if ((request.url ?? '').startsWith('/files-pri/')) {
+        fileRequests.push(request.url ?? '');
+        const bytes = files.get(request.url ?? '');
+        if (request.headers.authorization !== `Bearer ${options.botToken}` || !bytes)
+          return void response.writeHead(404).end();
+        return void response.writeHead(200, { 'content-length': bytes.length }).end(bytes);
+      }
       const method = /^\/api\/([\w.]+)/.exec(request.url ?? '')?.[1];
       const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
         response
@@ -136,6 +146,14 @@ export async function startFakeSlack(options: { botToken: string; appToken: stri
     acks,
     connections: () => connections,
     sent: (method = 'chat.postMessage') => calls.filter((call) => call.method === method),
+    /** File paths downloaded (or tried) at `/files-pri/…`, in order. */
+    fileRequests: () => [...fileRequests],
+    /** Serves `bytes` as a private file; returns the `files[]` entry of a message (`size` as declared). */
+    file(name: string, bytes: Buffer, mimetype: string, size = bytes.length) {
+      const path = `/files-pri/${files.size + 1}/${name}`;
+      files.set(path, bytes);
+      return { name, mimetype, size, url_private_download: `http://127.0.0.1:${port}${path}` };
+    },
     /** A message event (`channel` D… for a DM); returns its ts. */
     message(event: {
       user: string;
