@@ -135,6 +135,18 @@ describe('the Feishu channel (against a fake open platform and long connection)'
     expect(feishu.calls.filter((call) => call.route.includes('/resources/'))).toHaveLength(2);
   });
 
+  it('downloads files only within the sender’s rate limit', async () => {
+    const { app, feishu, model } = await start({ extra: '    rate_limit: 2' });
+    await waitFor(() => state(app) === 'connected');
+    feishu.addResource('file_2', Buffer.from('notes'));
+    model.script({ text: 'one' }, { text: 'two' });
+    for (let index = 0; index < 6; index++)
+      feishu.media({ openId: OWNER, chatId: DM, type: 'file', key: 'file_2', name: `n${index}.txt` });
+    await waitFor(() => texts(feishu, DM).some((text) => text.includes('Slow down')));
+    await waitFor(() => model.requests.length === 2);
+    expect(feishu.calls.filter((call) => call.route.includes('/resources/'))).toHaveLength(2);
+  });
+
   it('turns a voice message into words through the transcription endpoint', async () => {
     const whisper = createServer((request, response) => {
       request.resume();

@@ -15,7 +15,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function start(secret = SECRET) {
+async function start(secret = SECRET, extra = '') {
   const wecom = await startFakeWecom({ botId: BOT, secret: SECRET });
   cleanups.push(() => wecom.close());
   const home = makeHome(
@@ -26,6 +26,7 @@ async function start(secret = SECRET) {
       '    secret: ${WECOM_BOT_SECRET}',
       `    owner: [${OWNER}]`,
       `    ws_url: ${wecom.wsUrl}`,
+      extra,
     ].join('\n'),
   );
   const model = new ScriptedModel();
@@ -80,6 +81,19 @@ describe('the WeCom channel (against a fake long connection)', () => {
     expect(JSON.stringify(model.requests[0]!.messages.at(-1))).toContain(png.toString('base64'));
     const saved = /inbox\/[\w.-]*plan\.txt/.exec(JSON.stringify(model.requests[1]!.messages.at(-1)))?.[0];
     expect(readFileSync(join(app.config().workspace, saved!), 'utf8')).toBe('quarterly plan');
+    expect(wecom.downloads()).toBe(2);
+  });
+
+  it('downloads files only within the sender’s rate limit', async () => {
+    const { app, wecom, model } = await start(SECRET, '    rate_limit: 2');
+    await waitFor(() => state(app) === 'connected');
+    model.script({ text: 'one' }, { text: 'two' });
+    for (let index = 0; index < 6; index++)
+      wecom.attachment({ userid: OWNER, kind: 'file', bytes: Buffer.from('notes'), name: `n${index}.txt` });
+    await waitFor(() => model.requests.length === 2);
+    await waitFor(() =>
+      wecom.sent('aibot_send_msg').some((frame) => JSON.stringify(frame).includes('Slow down')),
+    );
     expect(wecom.downloads()).toBe(2);
   });
 
