@@ -18,10 +18,10 @@ const BUILD_MS = 120_000;
 
 let clone: string;
 let llm: FakeLlmServer;
-const readme = readFileSync('README.md', 'utf8');
 
 /** The shell blocks of the README's "Quick start" section, one command line each (comments dropped). */
 function quickStartBlocks(): string[][] {
+  const readme = readFileSync(join(clone, 'README.md'), 'utf8');
   const section = readme.slice(
     readme.indexOf('## Quick start'),
     readme.indexOf('\n## ', readme.indexOf('## Quick start') + 1),
@@ -159,7 +159,7 @@ describe('the quick start, in a clean clone', () => {
     })
       .split('\n')
       .filter(Boolean);
-    const offenders = files.filter((file) => /npx wren [a-z]/.test(readFileSync(file, 'utf8')));
+    const offenders = files.filter((file) => /npx wren [a-z]/.test(readFileSync(join(clone, file), 'utf8')));
     expect(offenders).toEqual([]);
   });
 });
