@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app.js';
@@ -40,6 +42,8 @@ interface TestMail {
   inReplyTo?: string;
   /** The receiving server's verdict: `pass` (DMARC), `fail`, or no header at all. */
   auth?: 'pass' | 'fail' | 'none';
+  /** One attached file (the mail becomes multipart/mixed). */
+  attachment?: { name: string; content: string };
 }
 
 /** Puts a mail in the test mailbox the way a receiving server would (with its Authentication-Results on top). */
@@ -59,9 +63,24 @@ async function deliver(user: string, mail: TestMail) {
     `Message-ID: ${mail.messageId}`,
     ...(mail.inReplyTo ? [`In-Reply-To: ${mail.inReplyTo}`, `References: ${mail.inReplyTo}`] : []),
     'Date: Tue, 01 Dec 2026 10:00:00 +0000',
-    'Content-Type: text/plain; charset=utf-8',
-    '',
-    mail.body,
+    ...(mail.attachment
+      ? [
+          'MIME-Version: 1.0',
+          'Content-Type: multipart/mixed; boundary="b1"',
+          '',
+          '--b1',
+          'Content-Type: text/plain; charset=utf-8',
+          '',
+          mail.body,
+          '--b1',
+          `Content-Type: application/octet-stream; name="${mail.attachment.name}"`,
+          `Content-Disposition: attachment; filename="${mail.attachment.name}"`,
+          'Content-Transfer-Encoding: base64',
+          '',
+          Buffer.from(mail.attachment.content).toString('base64'),
+          '--b1--',
+        ]
+      : ['Content-Type: text/plain; charset=utf-8', '', mail.body]),
     '',
   ].join('\r\n');
   const client = new ImapFlow({
@@ -213,6 +232,29 @@ describe('the email channel (Dovecot IMAP + an SMTP server on 127.0.0.1)', () =>
     expect(model.requests).toHaveLength(1);
     expect(JSON.stringify(model.requests[0]!.messages)).not.toContain('wire money');
     expect(smtp.received.length - before).toBe(1);
+  });
+
+  it('saves an attachment to the inbox only from a sender who may talk, never a stranger’s', async () => {
+    const user = account();
+    const { app, model } = await start(makeHome(config(user)));
+    await deliver(user, {
+      from: 'stranger@elsewhere.net',
+      subject: 'invoice',
+      body: 'see attached',
+      messageId: '<s-2@elsewhere.net>',
+      attachment: { name: 'invoice.pdf.sh', content: '#!/bin/sh\necho owned' },
+    });
+    model.script({ text: 'filed it' });
+    await deliver(user, {
+      from: OWNER,
+      subject: 'notes',
+      body: 'keep this',
+      messageId: '<g-2@example.com>',
+      attachment: { name: 'notes.txt', content: 'my notes' },
+    });
+    await waitFor(() => mailsTo(OWNER).some((mail) => mail.text?.includes('filed it')), 20_000);
+    const inbox = readdirSync(join(app.config().workspace, 'inbox'));
+    expect(inbox).toEqual([expect.stringMatching(/notes\.txt$/)]);
   });
 
   it('summarises a mail matching a watch rule to the owner, as untrusted content', async () => {
