@@ -41,6 +41,8 @@ export interface PlatformMessage extends Addressing {
   files?: PlatformFile[];
   /** The text of the message this one replies to or quotes, as context for the model. */
   quote?: string;
+  /** Where the quote costs a platform call to read: made only for an admitted message. */
+  loadQuote?: () => Promise<string | undefined>;
   metadata?: Record<string, unknown>;
 }
 
@@ -249,9 +251,8 @@ export abstract class PlatformChannel extends ChannelBase {
     // Nothing but refused files: the sender was told, and there is nothing to start a turn with.
     if (files.refused.length === message.files?.length && !message.text.trim() && !message.media?.length)
       return 'too_large';
-    const quoted = message.quote
-      ? `[replying to: ${message.quote.slice(0, 2000)}]\n\n${message.text}`
-      : message.text;
+    const quote = message.quote ?? (await message.loadQuote?.().catch(() => undefined));
+    const quoted = quote ? `[replying to: ${quote.slice(0, 2000)}]\n\n${message.text}` : message.text;
     const text = [quoted, ...files.notes].filter(Boolean).join('\n');
     const media = [...(message.media ?? []), ...files.media];
     const inbound: InboundMessage = {

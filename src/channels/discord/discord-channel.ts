@@ -124,12 +124,6 @@ export class DiscordChannel extends PlatformChannel {
     const text = message.content.replace(new RegExp(`<@!?${me.id}>`, 'g'), '').trim();
     const channel = message.channel;
     const parent = 'isThread' in channel && channel.isThread() ? channel.parentId : undefined;
-    const quote = message.reference?.messageId
-      ? await message
-          .fetchReference()
-          .then((referenced) => referenced.content)
-          .catch(() => undefined)
-      : undefined;
     // Nothing is fetched here: the base downloads only for a sender it admitted, within the size cap.
     await this.receive({
       platformId: message.id,
@@ -139,7 +133,10 @@ export class DiscordChannel extends PlatformChannel {
       text,
       files: [...message.attachments.values()].map(lazyFile),
       ...(direct ? {} : { group: { mentioned, repliedToBot, id: parent ?? message.channelId } }),
-      ...(quote ? { quote } : {}),
+      // Read (a REST call) only once the sender is admitted.
+      ...(message.reference?.messageId
+        ? { loadQuote: () => message.fetchReference().then((referenced) => referenced.content) }
+        : {}),
     });
   }
 
