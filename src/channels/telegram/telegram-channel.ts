@@ -146,7 +146,11 @@ export class TelegramChannel extends PlatformChannel {
   }
 
   private async onMessage(message: Message): Promise<void> {
-    const { message: platform, files } = toPlatformMessage(message, this.bot!.botInfo);
+    const { message: platform, files } = toPlatformMessage(
+      message,
+      this.bot!.botInfo,
+      this.telegram.config().maxFileBytes,
+    );
     // Nothing is fetched here: the base downloads only for a sender it admitted, within the size cap.
     await this.receive({ ...platform, files: this.lazyFiles(files) });
   }

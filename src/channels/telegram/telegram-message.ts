@@ -20,6 +20,7 @@ export interface TelegramFiles {
 export function toPlatformMessage(
   message: Message,
   me: UserFromGetMe,
+  maxPhotoBytes = Number.POSITIVE_INFINITY,
 ): { message: PlatformMessage; files: TelegramFiles } {
   const raw = message.text ?? message.caption ?? '';
   const entities = message.entities ?? message.caption_entities ?? [];
@@ -40,8 +41,11 @@ export function toPlatformMessage(
   const quote = message.quote?.text ?? quoted?.text ?? quoted?.caption;
   const files: TelegramFiles = {};
   if (message.photo?.length) {
-    const largest = message.photo[message.photo.length - 1]!;
-    files.photo = { fileId: largest.file_id, size: largest.file_size ?? 0 };
+    // Telegram lists a photo's sizes smallest first: take the largest within the cap (else the smallest,
+    // which the cap then refuses).
+    const fitting = message.photo.filter((size) => (size.file_size ?? 0) <= maxPhotoBytes);
+    const chosen = fitting.at(-1) ?? message.photo[0]!;
+    files.photo = { fileId: chosen.file_id, size: chosen.file_size ?? 0 };
   }
   const document = message.document ?? message.audio ?? message.video;
   if (document) {
