@@ -17,6 +17,8 @@ export interface CommandAnalysis {
   programs: string[];
   /** Hosts named in its arguments. */
   hosts: string[];
+  /** Hosts it may connect to, as written (URL hosts, network clients' operands, `/dev/tcp/…`). */
+  addresses: string[];
   /** It runs a program that reaches the network (curl, ssh, git push …). */
   network: boolean;
   /**
@@ -42,6 +44,7 @@ export async function analyseCommand(command: string, ctx: ShellContext): Promis
     signatures: [],
     programs: [],
     hosts: [],
+    addresses: [],
     network: false,
     runsScript: false,
   };
@@ -62,6 +65,7 @@ export async function analyseCommand(command: string, ctx: ShellContext): Promis
     unanalysable: [],
     programs: [],
     hosts: [],
+    addresses: [],
     network: false,
     runsScript: false,
     clearsMarker: false,
@@ -80,6 +84,7 @@ export async function analyseCommand(command: string, ctx: ShellContext): Promis
     ...(findings.unanalysable.length > 0 ? { unanalysable: findings.unanalysable.join('; ') } : {}),
     programs: findings.programs,
     hosts: findings.hosts,
+    addresses: findings.addresses,
     network: findings.network,
     runsScript: findings.runsScript,
   };

@@ -47,7 +47,10 @@ export function checkAssignment(host: RuleHost, assignment: WordValue): void {
   if (PROXY_VARIABLES.test(name)) {
     host.network();
     const proxy = hostOf(value) ?? /^[\w.-]+\.[a-z]{2,}/i.exec(value)?.[0]?.toLowerCase();
-    if (proxy) host.host(proxy);
+    if (proxy) {
+      host.host(proxy);
+      host.address(proxy);
+    }
   }
 }
 

@@ -10,6 +10,7 @@ import type { ExecConfig } from '../tools-config.js';
 import { displayPath, resolveWorkspacePath } from '../workspace-path.js';
 import type { CommandAnalysis } from './analyse-command.js';
 import { execEnvironment } from './exec-env.js';
+import { isLocalHost, localHostNames } from './local-address.js';
 import { type RunResult, runProcess } from './run-process.js';
 import {
   bwrapArguments,
@@ -41,6 +42,8 @@ export interface ExecToolOptions {
   redact?: (text: string) => string;
   /** Marks this process's runs (see runMarkerPrefix), so a later start can stop what a crash left running. */
   markerPrefix?: string;
+  /** Names that reach this machine without DNS (default: /etc/hosts' local entries and the machine's name). */
+  localNames?: () => ReadonlySet<string>;
 }
 
 const parameters = z
@@ -94,8 +97,19 @@ export function createExecTool(options: ExecToolOptions): Tool {
       } catch (error) {
         return { unanalysable: error instanceof Error ? error.message : String(error) };
       }
-      const sandbox = await sandboxFor(options.config());
-      return assessment(analysis, args, sandbox.mode === 'bwrap', analysis.runsScript);
+      const sandboxed = (await sandboxFor(options.config())).mode === 'bwrap';
+      const result = assessment(analysis, args, sandboxed, analysis.runsScript);
+      // The sandbox without `network: true` has a loopback of its own; otherwise the host's is reachable.
+      if (!sandboxed || args.network === true) {
+        const names = (options.localNames ?? (() => localHostNames()))();
+        const local = analysis.addresses.filter((host) => isLocalHost(host, names));
+        if (local.length > 0)
+          result.signatures = [
+            ...(result.signatures ?? []),
+            `reaches a local or private network address (${local.join(', ')})`,
+          ];
+      }
+      return result;
     },
     async execute(raw, ctx, signal) {
       const args = parameters.parse(raw);

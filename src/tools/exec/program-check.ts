@@ -15,6 +15,7 @@ import {
 import { folderOf } from './cwd-tracker.js';
 import { type FileEffects, fileEffects, noEffects } from './file-effects.js';
 import { parseGit } from './git-effects.js';
+import { operandHost, takesNumber } from './local-address.js';
 import { checkNamedLocations } from './named-locations.js';
 import { hostsIn, reachesNetwork } from './network-programs.js';
 import { SAFE_DEVICES } from './path-refs.js';
@@ -42,6 +43,12 @@ export interface Findings {
   programs: string[];
   /** Hosts named in arguments (URLs, `user@host:`). */
   hosts: string[];
+  /**
+   * Hosts the command may connect to, as written: those of `hosts` (except in what only prints text, such
+   * as `echo`), the operands of network clients (`nc 127.0.0.1 6379`, `ssh user@10.0.0.5`) and `/dev/tcp`
+   * redirections. The exec tool judges which are local (see isLocalHost).
+   */
+  addresses: string[];
   /** A program that reaches the network runs. */
   network: boolean;
   /** It runs an interpreter on a file, a local program or a task runner. */
@@ -59,6 +66,15 @@ const PRIVILEGE = new Set(['sudo', 'su', 'doas', 'pkexec', 'runuser']);
 /** Builtins that change the shell's working folder; their arguments are not files read. */
 export const FOLDER_CHANGES = new Set(['cd', 'pushd', 'popd']);
 const DETACHES = new Set(['setsid', 'nohup', 'disown', 'daemonize', 'start-stop-daemon']);
+/** Programs that only print their arguments: a URL they name is text, not a connection. */
+const PRINTS_ONLY = new Set(['echo', 'printf', ':', 'true', 'false']);
+/** Clients of local services (databases, caches, load testers) whose operands and `-h` values name a host. */
+const SERVICE_CLIENTS = new Set([
+  ...['redis-cli', 'valkey-cli', 'psql', 'pg_dump', 'pg_isready', 'mysql', 'mariadb', 'mysqldump', 'mongo'],
+  ...['mongosh', 'grpcurl', 'ab', 'wrk', 'hey', 'ldapsearch', 'snmpget', 'snmpwalk', 'memcflush', 'etcdctl'],
+]);
+/** `/dev/tcp/HOST/PORT` and `/dev/udp/…`: bash connects a redirection there itself. */
+const BASH_SOCKET = /^\/dev\/(tcp|udp)\/([^/]+)\//;
 
 /** Targets of writes and deletes are checked as such; other arguments may be files the program reads. */
 function targetsOf(effects: FileEffects): WordValue[] {
@@ -123,6 +139,10 @@ export abstract class ProgramCheck implements RuleHost {
     if (!this.findings.hosts.includes(name)) this.findings.hosts.push(name);
   }
 
+  address(name: string): void {
+    if (!this.findings.addresses.includes(name)) this.findings.addresses.push(name);
+  }
+
   hides(part: 'clears' | 'detaches'): void {
     if (part === 'clears') this.findings.clearsMarker = true;
     else this.findings.detaches = true;
@@ -134,6 +154,12 @@ export abstract class ProgramCheck implements RuleHost {
 
   protected redirect(redirect: Redirection, params: Parameters | undefined): void {
     for (const value of evaluateWords(redirect.target, params)) {
+      const socket = value.dynamic ? undefined : BASH_SOCKET.exec(value.text);
+      if (socket) {
+        this.network();
+        this.host(socket[2]!.toLowerCase());
+        this.address(socket[2]!);
+      }
       if (redirect.op === '<' || redirect.op === '<>') {
         checkRead(this, value, false, true);
         if (redirect.fd !== undefined && !/^[012]$/.test(redirect.fd)) this.descriptor(value);
@@ -235,16 +261,24 @@ export abstract class ProgramCheck implements RuleHost {
   private arguments(name: string, args: WordValue[], effects: FileEffects, wrapper: boolean): void {
     const targets = targetsOf(effects);
     const files = wrapper ? new Set<WordValue>() : contentOperands(name, args);
+    const git = name === 'git' ? parseGit(args) : undefined;
+    const network = reachesNetwork(name, args, git?.subcommand, git?.rest);
+    const client = !wrapper && (network || SERVICE_CLIENTS.has(name));
     args.forEach((arg, index) => {
       const read = !targets.includes(arg) && !FOLDER_CHANGES.has(name) && !(arg.glob && NAMES_ONLY.has(name));
       if (read) checkRead(this, arg, false, files.has(arg));
-      for (const found of hostsIn(arg, args[index - 1])) this.host(found);
+      for (const found of hostsIn(arg, args[index - 1])) {
+        this.host(found);
+        if (!PRINTS_ONLY.has(name)) this.address(found);
+      }
+      const operand = client && !arg.dynamic && !takesNumber(name, args[index - 1]?.text);
+      const named = operand ? operandHost(arg.text) : undefined;
+      if (named) this.address(named);
       if ((name === 'env' || DECLARATIONS.has(name)) && /^[A-Za-z_]\w*\+?=/.test(arg.text))
         checkAssignment(this, arg);
     });
     if (!wrapper) checkNamedLocations(this, name, args, targets);
-    const git = name === 'git' ? parseGit(args) : undefined;
-    if (reachesNetwork(name, args, git?.subcommand, git?.rest)) this.network();
+    if (network) this.network();
     if (name === 'alias' && !this.repeat) this.defineAliases(args);
   }
 

@@ -19,6 +19,8 @@ export interface RuleHost {
   /** Notes that the command reaches the network, or a host it names. */
   network(): void;
   host(name: string): void;
+  /** Notes a host the command may connect to, as written (judged local or not by the exec tool). */
+  address(name: string): void;
   /** Half of hiding processes from Wren's clean-up: clearing the run marker, or detaching a process. */
   hides(part: 'clears' | 'detaches'): void;
 }
