@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
-import { cliEnv, makeHome, runCli } from '../support/wren-home.js';
+import { cliEnv, makeHome, runCli, startWren } from '../support/wren-home.js';
 
 let llm: FakeLlmServer;
 const KEY = 'sk-test-SECRET-1234567890';
@@ -167,6 +167,28 @@ describe('wren chat -m', () => {
     const result = await runCli(['chat', '-m', 'hi', '--session', '../etc'], env(home));
     expect(result.code).toBe(2);
   });
+});
+
+describe('wren chat with no model', () => {
+  it('says the same thing with and without a running gateway, naming real commands, and exits 2', async () => {
+    const home = makeHome('# no models yet\n');
+    const alone = await runCli(['chat', '-m', 'hi'], cliEnv(home));
+    const gateway = await startWren(cliEnv(home));
+    try {
+      const attached = await runCli(['chat', '-m', 'hi'], cliEnv(home));
+      const interactive = await runCli(['chat'], cliEnv(home), 'hi\n');
+      for (const result of [alone, attached, interactive]) {
+        expect(result.code).toBe(2);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toMatch(/^wren: No model is configured/);
+        expect(result.stderr).toContain('`./wren onboard`');
+        expect(result.stderr).not.toContain('presets');
+      }
+      expect(attached.stderr).toBe(alone.stderr);
+    } finally {
+      await gateway.stop();
+    }
+  }, 40_000);
 });
 
 describe('wren chat (interactive, piped)', () => {

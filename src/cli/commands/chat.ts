@@ -3,7 +3,7 @@ import { createApp } from '../../app.js';
 import type { ChannelBus } from '../../channels/channel-bus.js';
 import { TerminalChannel } from '../../channels/terminal/terminal-channel.js';
 import { runTerminalChat } from '../../channels/terminal/terminal-chat.js';
-import { findGateway, type GatewayLink } from '../gateway-client.js';
+import { callGateway, findGateway, type GatewayLink } from '../gateway-client.js';
 import { noModelHelp } from '../local-model-fallback.js';
 import { createRemoteChatBus } from '../remote-chat-bus.js';
 import { EXIT } from '../report-failure.js';
@@ -45,7 +45,26 @@ export async function runChat(options: ChatOptions): Promise<number> {
   return inProcess(options);
 }
 
+/**
+ * Whether the running gateway has any model configured or found (`GET /api/status`), as the in-process chat
+ * checks its own; true when it cannot tell, so such a gateway is still tried (and its error shown).
+ */
+async function gatewayHasChatModel(link: GatewayLink): Promise<boolean> {
+  try {
+    const { status, body } = await callGateway(link, 'GET', '/api/status');
+    const models = (body as { models?: unknown }).models;
+    return status !== 200 || !Array.isArray(models) || models.length > 0;
+  } catch {
+    return true;
+  }
+}
+
 async function attached(link: GatewayLink, options: ChatOptions): Promise<number> {
+  // The same message and exit code as without a gateway: nothing to chat with is the owner's to fix first.
+  if (!(await gatewayHasChatModel(link))) {
+    process.stderr.write(`wren: ${noModelHelp(options.home)}\n`);
+    return EXIT.usage;
+  }
   const bus = createRemoteChatBus(link, async () => {
     const again = await findGateway(options.home);
     return again.state === 'running' ? again.link : undefined;
