@@ -117,6 +117,9 @@ describe('files that come with platform messages', () => {
     expect(channel.sent.map((item) => item.text)).toEqual([
       '"huge.iso" is over the 1 KB limit for files, so Wren did not download it.',
     ]);
+    // A message without files (a sticker, say) is not "nothing but refused files".
+    expect(await channel.deliver(message('1', 'z', []))).toBe('accepted');
+    published.splice(0);
     // With words beside it the turn goes on, and the model is told the file was not taken.
     expect(await channel.deliver(message('1', 'y', [big], 'what about this?'))).toBe('accepted');
     expect(published[0]!.text).toContain(

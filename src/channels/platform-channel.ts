@@ -18,7 +18,7 @@ import type { ChannelLedger } from './channel-ledger.js';
 import { type PlatformFile, refusedFilesNotice, takeInFiles } from './inbound-files.js';
 import { keepConnected } from './keep-connected.js';
 import { pairingOfferText, pairingRequestText } from './pairing-notice.js';
-import { retryDelay } from './retry.js';
+import { retrying } from './retry.js';
 import { SenderRateLimit } from './sender-rate-limit.js';
 import { splitMessage } from './split-message.js';
 import type { Transcribe } from './transcription.js';
@@ -240,21 +240,9 @@ export abstract class PlatformChannel extends ChannelBase {
       });
       return 'answered';
     }
-    const maxBytes = this.platform.maxFileBytes?.() ?? DEFAULT_MAX_FILE_BYTES;
-    const files = await takeInFiles(message.files ?? [], {
-      maxBytes,
-      workspace: this.platform.workspace?.(),
-      transcribe: this.platform.transcribe?.(),
-      onError: (error) => this.platform.onError?.(error),
-    });
-    if (files.refused.length) this.notice(message.chatId, refusedFilesNotice(files.refused, maxBytes));
-    // Nothing but refused files: the sender was told, and there is nothing to start a turn with.
-    if (files.refused.length === message.files?.length && !message.text.trim() && !message.media?.length)
-      return 'too_large';
-    const quote = message.quote ?? (await message.loadQuote?.().catch(() => undefined));
-    const quoted = quote ? `[replying to: ${quote.slice(0, 2000)}]\n\n${message.text}` : message.text;
-    const text = [quoted, ...files.notes].filter(Boolean).join('\n');
-    const media = [...(message.media ?? []), ...files.media];
+    const content = await this.admittedContent(message);
+    if (!content) return 'too_large';
+    const { text, media } = content;
     const inbound: InboundMessage = {
       id: `${this.name}:${message.chatId}:${message.platformId}`,
       channel: this.name,
@@ -268,6 +256,32 @@ export abstract class PlatformChannel extends ChannelBase {
     };
     this.platform.bus.publishInbound(inbound);
     return 'accepted';
+  }
+
+  /**
+   * The words and images of an admitted message: its files downloaded (those declared over the cap never
+   * are, and the sender is told) and its quote read. Undefined when it was nothing but refused files.
+   */
+  private async admittedContent(message: PlatformMessage) {
+    const maxBytes = this.platform.maxFileBytes?.() ?? DEFAULT_MAX_FILE_BYTES;
+    const files = await takeInFiles(message.files ?? [], {
+      maxBytes,
+      workspace: this.platform.workspace?.(),
+      transcribe: this.platform.transcribe?.(),
+      onError: (error) => this.platform.onError?.(error),
+    });
+    if (files.refused.length) {
+      this.notice(message.chatId, refusedFilesNotice(files.refused, maxBytes));
+      // Nothing but refused files: the sender was told, and there is nothing to start a turn with.
+      if (files.refused.length === message.files?.length && !message.text.trim() && !message.media?.length)
+        return undefined;
+    }
+    const quote = message.quote ?? (await message.loadQuote?.().catch(() => undefined));
+    const quoted = quote ? `[replying to: ${quote.slice(0, 2000)}]\n\n${message.text}` : message.text;
+    return {
+      text: [quoted, ...files.notes].filter(Boolean).join('\n'),
+      media: [...(message.media ?? []), ...files.media],
+    };
   }
 
   /** Splits the text at the platform's limit, then sends the attachments. */
@@ -316,16 +330,8 @@ export abstract class PlatformChannel extends ChannelBase {
    * Runs one platform API call, retrying a 429 or 5xx answer after the platform's `Retry-After` (else 1 s,
    * 2 s, 4 s …), at most `attempts` times. For SDKs that do not retry on their own.
    */
-  protected async retrying<T>(call: () => Promise<T>, attempts = 4): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await call();
-      } catch (error) {
-        const wait = retryDelay(error, attempt);
-        if (wait === undefined || attempt >= attempts) throw error;
-        await new Promise((resolve) => setTimeout(resolve, wait).unref());
-      }
-    }
+  protected retrying<T>(call: () => Promise<T>, attempts = 4): Promise<T> {
+    return retrying(call, attempts);
   }
 
   /** A short message from Wren itself (not a model reply); failures only logged. */

@@ -18,3 +18,19 @@ export function retryDelay(error: unknown, attempt: number): number | undefined 
     ? Math.min(header, 300) * 1000
     : Math.min(1000 * 2 ** (attempt - 1), 30_000);
 }
+
+/**
+ * Runs one platform API call, retrying a 429 or 5xx answer after the platform's `Retry-After` (else 1 s,
+ * 2 s, 4 s …), at most `attempts` times; rethrows the last error (or any other error at once).
+ */
+export async function retrying<T>(call: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      const wait = retryDelay(error, attempt);
+      if (wait === undefined || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait).unref());
+    }
+  }
+}
