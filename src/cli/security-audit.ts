@@ -13,6 +13,7 @@ import {
   type SandboxSetting,
 } from '../tools/exec/sandbox.js';
 import { interpolate, mergeEnv, readDotEnv } from '../util/interpolate.js';
+import { plural } from './plural.js';
 
 /** One finding of `wren security audit`; `id` is stable for scripts. */
 export interface SecurityCheck {
@@ -111,7 +112,7 @@ function gateChecks(facts: SecurityFacts): SecurityCheck[] {
       : {
           id: 'security.short_secrets',
           status: 'ok',
-          message: `${Object.keys(gate.secrets).length} secret(s), all redactable`,
+          message: `${plural(Object.keys(gate.secrets).length, 'secret')}, all redactable`,
         },
   );
   return checks;
@@ -192,7 +193,7 @@ export function securityChecks(facts: SecurityFacts): SecurityCheck[] {
       : {
           id: 'security.mcp_unpinned',
           status: 'ok',
-          message: `${facts.mcpServers.length} MCP server(s), none unpinned`,
+          message: `${plural(facts.mcpServers.length, 'MCP server')}, none unpinned`,
         },
   );
   return checks;

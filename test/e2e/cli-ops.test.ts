@@ -141,6 +141,8 @@ describe('wren status and wren token', () => {
     expect(after.proactive.nextReminderAt).toBeGreaterThan(Date.now() + 15 * 60_000);
     const shown = await runCli(['status'], env(home));
     expect(shown.stdout).toMatch(/^proactive 1 active reminder \(next .+\), 1 active goal$/m);
+    // Counts read right: one call, not "1 calls".
+    expect(shown.stdout).toMatch(/^tokens {4}today \d+ in \/ \d+ out \(1 call\); all time/m);
     expect(after.sessions).toBe(1);
     expect(after.usage.total.calls).toBe(1);
     expect(after.usage.total.inputTokens).toBeGreaterThan(0);

@@ -5,6 +5,7 @@ import { TerminalChannel } from '../../channels/terminal/terminal-channel.js';
 import { runTerminalChat } from '../../channels/terminal/terminal-chat.js';
 import { callGateway, findGateway, type GatewayLink } from '../gateway-client.js';
 import { noModelHelp } from '../local-model-fallback.js';
+import { plural } from '../plural.js';
 import { createRemoteChatBus } from '../remote-chat-bus.js';
 import { EXIT } from '../report-failure.js';
 
@@ -104,7 +105,7 @@ async function inProcess(options: ChatOptions): Promise<number> {
     const waiting = await app.mcpSettled(MCP_WAIT_MS);
     if (waiting.length > 0)
       process.stderr.write(
-        `wren: MCP server(s) still connecting, their tools come later: ${waiting.join(', ')}\n`,
+        `wren: ${waiting.length === 1 ? 'an MCP server is' : 'MCP servers are'} still connecting, their tools come later: ${waiting.join(', ')}\n`,
       );
     if (options.message !== undefined) {
       const code = await oneShot(app.bus, options);
@@ -113,7 +114,7 @@ async function inProcess(options: ChatOptions): Promise<number> {
         .filter((info) => info.state === 'running' || info.state === 'queued');
       if (working.length > 0)
         process.stderr.write(
-          `wren: ${working.length} subagent(s) were still working and stop with this run; background work needs \`wren start\` (or \`wren chat\`)\n`,
+          `wren: ${plural(working.length, 'subagent')} ${working.length === 1 ? 'was' : 'were'} still working and stop with this run; background work needs \`wren start\` (or \`wren chat\`)\n`,
         );
       return code;
     }

@@ -7,6 +7,7 @@ import { pickEmbeddingEndpoint } from '../../llm/embedding-endpoint.js';
 import { testEndpoint } from '../../llm/test-endpoint.js';
 import { loadVectorExtension, openDatabase, type VectorSupport } from '../../store/open-database.js';
 import { checkSandbox, resolveSandbox } from '../../tools/exec/sandbox.js';
+import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 import { sandboxCheck } from '../security-audit.js';
 
@@ -50,7 +51,7 @@ async function checkModels(config: WrenConfig, checks: DoctorCheck[]): Promise<v
     });
     return;
   }
-  checks.push({ id: 'models.configured', status: 'ok', message: `${endpoints.length} model endpoint(s)` });
+  checks.push({ id: 'models.configured', status: 'ok', message: plural(endpoints.length, 'model endpoint') });
   const results = await Promise.all(endpoints.map((endpoint) => testEndpoint(endpoint)));
   results.forEach((result, index) => {
     const endpoint = endpoints[index]!;
@@ -163,7 +164,7 @@ function checkChannels(config: WrenConfig, checks: DoctorCheck[]): void {
         ? {
             id,
             status: 'ok',
-            message: `${name}: ${owner.length} owner id(s)${allowFrom.length ? `, ${allowFrom.length} more allowed` : ''}; starts with \`wren start\``,
+            message: `${name}: ${plural(owner.length, 'owner id')}${allowFrom.length ? `, ${allowFrom.length} more allowed` : ''}; starts with \`wren start\``,
           }
         : {
             id,

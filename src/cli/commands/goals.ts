@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { GoalStatus } from '../../store/goal-records.js';
 import type { GoalRepository } from '../../store/goal-repository.js';
+import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 
 /** Where the goal commands write (the process streams, or buffers in tests). */
@@ -190,7 +191,9 @@ export async function runGoalDecide(
   return withGoals(options.home, deps, ({ goals, io }) => {
     if (options.decision === 'accept') {
       const goal = goals.accept(id);
-      io.stdout.write(`Accepted proposal ${id}: goal #${goal.id} now has ${goal.steps.length} steps.\n`);
+      io.stdout.write(
+        `Accepted proposal ${id}: goal #${goal.id} now has ${plural(goal.steps.length, 'step')}.\n`,
+      );
     } else {
       const proposal = goals.dismiss(id);
       io.stdout.write(`Dismissed proposal ${id}; the plan of goal #${proposal.goalId} is unchanged.\n`);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Command } from 'commander';
 import type { WrenConfig } from '../../config/wren-config.js';
+import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 import { wholeNumber } from '../whole-number.js';
 
@@ -98,7 +99,9 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
         }
         out(text.trim() || `(${file} is empty)`);
         out('');
-        out(`HISTORY.md: ${entries} entries · consolidated messages: ${status.consolidatedMessages}`);
+        out(
+          `HISTORY.md: ${plural(entries, 'entry')} · consolidated messages: ${status.consolidatedMessages}`,
+        );
         for (const failing of status.failing) {
           out(
             `consolidation failing for session ${failing.sessionId} (${failing.failures}×): ${failing.lastError ?? ''}`,

@@ -10,6 +10,7 @@ import { PROVIDER_PRESETS, type ProviderPreset } from '../../llm/provider-preset
 import { testEndpoint } from '../../llm/test-endpoint.js';
 import { mergeEnv, readDotEnv } from '../../util/interpolate.js';
 import { signInSettings, signInToCopilot } from '../copilot-sign-in.js';
+import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 
 type Choice =
@@ -29,7 +30,7 @@ async function chooseProvider(local: LocalModelServer[]): Promise<Choice> {
     ...local.map((server) => ({
       value: { kind: 'local' as const, server },
       label: `${server.preset} on ${server.baseUrl}`,
-      hint: `running now · ${server.models.length} model(s)`,
+      hint: `running now · ${plural(server.models.length, 'model')}`,
     })),
     ...PROVIDER_PRESETS.map((preset) => ({
       value: { kind: 'preset' as const, preset },

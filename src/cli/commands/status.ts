@@ -10,6 +10,7 @@ import { proactiveSummary } from '../../store/proactive-summary.js';
 import { usageTotals } from '../../store/usage-repository.js';
 import { ConfigError } from '../../util/config-error.js';
 import { callGateway, findGateway } from '../gateway-client.js';
+import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 import { mcpServerStatuses } from './mcp.js';
 
@@ -149,7 +150,7 @@ function printGateway(gateway: Awaited<ReturnType<typeof gatewayState>>): void {
       `pid ${gateway.pid}`,
       live?.uptimeSeconds !== undefined ? `up ${live.uptimeSeconds} s` : '',
       live?.memoryMb?.rss !== undefined ? `${live.memoryMb.rss} MB` : '',
-      live?.turnsInFlight ? `${live.turnsInFlight} turn(s) running` : '',
+      live?.turnsInFlight ? `${plural(live.turnsInFlight, 'turn')} running` : '',
     ].filter(Boolean);
     out(`gateway   running at ${gateway.url} (v${gateway.version}; ${facts.join(', ')})`);
     if (live?.configError)
@@ -193,20 +194,20 @@ function printStatus(status: {
   out(`sessions  ${status.sessions}`);
   const { today, total } = status.usage;
   out(
-    `tokens    today ${today.inputTokens} in / ${today.outputTokens} out (${today.calls} calls); all time ${total.inputTokens} in / ${total.outputTokens} out`,
+    `tokens    today ${today.inputTokens} in / ${today.outputTokens} out (${plural(today.calls, 'call')}); all time ${total.inputTokens} in / ${total.outputTokens} out`,
   );
   const memory = status.consolidation;
   out(
-    `memory    ${memory.consolidatedMessages} messages consolidated${memory.pending ? `; ${memory.pending} pending` : ''}${
+    `memory    ${plural(memory.consolidatedMessages, 'message')} consolidated${memory.pending ? `; ${memory.pending} pending` : ''}${
       memory.failing.length
-        ? `; consolidation FAILING for ${memory.failing.length} session(s): ${memory.failing[0]!.lastError}`
+        ? `; consolidation FAILING for ${plural(memory.failing.length, 'session')}: ${memory.failing[0]!.lastError}`
         : ''
     }`,
   );
   const search = status.memorySearch;
   if (search)
     out(
-      `search    keywords and meaning (${search.model}): ${search.embedded} texts embedded, ${search.waiting} messages waiting${
+      `search    keywords and meaning (${search.model}): ${plural(search.embedded, 'text')} embedded, ${plural(search.waiting, 'message')} waiting${
         search.failures ? `; embedding FAILING (${search.failures}×): ${search.lastError ?? ''}` : ''
       }${search.unavailable ? `; keywords only: ${search.unavailable}` : ''}`,
     );
@@ -214,10 +215,12 @@ function printStatus(status: {
   const scheduler = status.gateway.running ? status.gateway.live?.scheduler : undefined;
   out(
     [
-      `proactive ${proactive.reminders} active reminder${proactive.reminders === 1 ? '' : 's'}`,
+      `proactive ${plural(proactive.reminders, 'active reminder')}`,
       proactive.nextReminderAt ? ` (next ${describeAt(proactive.nextReminderAt, proactive.timezone)})` : '',
-      `, ${proactive.goals} active goal${proactive.goals === 1 ? '' : 's'}`,
-      proactive.deliveriesWaiting ? `, ${proactive.deliveriesWaiting} deliveries waiting to be sent` : '',
+      `, ${plural(proactive.goals, 'active goal')}`,
+      proactive.deliveriesWaiting
+        ? `, ${plural(proactive.deliveriesWaiting, 'delivery')} waiting to be sent`
+        : '',
       scheduler
         ? scheduler.running
           ? '; the gateway runs the scheduler'
