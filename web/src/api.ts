@@ -322,6 +322,12 @@ export const finishOnboarding = (fields: {
   /** Save even though the test failed (a local server not started yet). */
   force?: boolean;
 }) => post<OnboardingResult>('/api/onboarding', defined(fields));
+/** The models the server at `baseUrl` lists (the gateway asks it); `error` says why there are none. */
+export const listServerModels = (baseUrl: string, key?: string, signal?: AbortSignal) =>
+  request<{ models: string[]; error?: string }>('POST', '/api/onboarding/models', {
+    body: defined({ baseUrl, key: key || undefined }),
+    ...(signal ? { signal } : {}),
+  });
 
 // --- Web push ----------------------------------------------------------------------------------------------
 

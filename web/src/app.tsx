@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, checkSession, getOnboarding, signOut } from './api';
+import { ApiError, checkSession, getOnboarding, getSettings, signOut } from './api';
 import { loadApprovals, pendingApprovals, pendingCount } from './approvals';
 import { loadSessions, openSession, resetChat } from './chat-store';
 import { Loading } from './components/common';
@@ -9,7 +9,10 @@ import { SignIn } from './components/sign-in';
 import { Toasts } from './components/toasts';
 import { Topbar } from './components/topbar';
 import { useDrawer } from './components/use-drawer';
+import { trackFeedUnread } from './feed-unread';
+import { setOwnerZone } from './format';
 import { connectLive, disconnectLive, liveEpoch, subscribe } from './live';
+import { trackNextReminder } from './next-reminder';
 import { ApprovalsPage } from './pages/approvals-page';
 import { ChatPage } from './pages/chat-page';
 import { LazyPage, prefetchPages } from './pages/lazy-pages';
@@ -41,6 +44,11 @@ function useSignedIn(): [OnboardingPreset[] | null, () => void] {
     void loadApprovals();
     const prefetch = setTimeout(prefetchPages, 1500);
     void loadSessions();
+    // Times are shown in the owner's configured zone (agent.timezone), whatever this device's zone.
+    getSettings().then(
+      (settings) => setOwnerZone(settings.timezone),
+      () => {},
+    );
     if (!onboardingSkipped) {
       getOnboarding()
         .then((answer) => {
@@ -49,6 +57,8 @@ function useSignedIn(): [OnboardingPreset[] | null, () => void] {
         .catch(() => {});
     }
     const stops = [
+      trackFeedUnread(),
+      trackNextReminder(),
       // A message Wren sends on its own to a conversation that is not open: say so.
       subscribe('message', (message) => {
         if (message.session === openSession.value && route.value.page === 'chat') return;

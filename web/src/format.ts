@@ -1,35 +1,106 @@
-/** Small formatting helpers shared by the pages (dates in the browser's locale and time zone). */
+import { signal } from '@preact/signals';
 
-const timeOnly = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
-const dayAndTime = new Intl.DateTimeFormat(undefined, {
-  month: 'short',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-});
-const fullDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'full', timeStyle: 'medium' });
-const withYear = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+/**
+ * The one place the app turns instants into text: every time on screen goes through these helpers, in the
+ * browser's locale (its 12- or 24-hour habit) and the owner's time zone — config.yaml's `agent.timezone`,
+ * set here after sign-in with {@link setOwnerZone}. Until then, and for a zone the browser does not know,
+ * the browser's own zone is used. When the owner's zone differs from the browser's, times carry the zone's
+ * short name so nobody reads 09:00 Berlin as 09:00 here.
+ *
+ * Components that call these during render re-render when the zone changes (it is a signal).
+ */
+export const ownerZone = signal<string | undefined>(undefined);
 
-function sameDay(a: Date, b: Date): boolean {
-  return a.getFullYear() === b.getFullYear() && a.getMonth() === b.getMonth() && a.getDate() === b.getDate();
+const browserZone = new Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/** Adopts the owner's zone; an unknown zone name is ignored (the browser's zone stays in use). */
+export function setOwnerZone(zone: string | null | undefined): void {
+  if (!zone) {
+    ownerZone.value = undefined;
+    return;
+  }
+  try {
+    new Intl.DateTimeFormat(undefined, { timeZone: zone });
+    ownerZone.value = zone;
+  } catch {
+    ownerZone.value = undefined;
+  }
 }
 
-/** `14:05` today, `Mar 3, 14:05` this year, `Mar 3, 2025, 14:05` before. */
-export function shortTime(ms: number): string {
+type Style = 'time' | 'dayTime' | 'yearTime' | 'full' | 'day';
+
+const STYLES: Record<Style, Intl.DateTimeFormatOptions> = {
+  time: { hour: 'numeric', minute: '2-digit' },
+  dayTime: { weekday: 'short', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' },
+  yearTime: { year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' },
+  full: {
+    weekday: 'long',
+    year: 'numeric',
+    month: 'long',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+  },
+  // Only to compare calendar days in the owner's zone: YYYY-MM-DD whatever the locale.
+  day: { year: 'numeric', month: '2-digit', day: '2-digit' },
+};
+
+const cache = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(style: Style): Intl.DateTimeFormat {
+  const zone = ownerZone.value;
+  const key = `${style}|${zone ?? ''}`;
+  let found = cache.get(key);
+  if (!found) {
+    const foreign = zone !== undefined && zone !== browserZone && style !== 'day';
+    const options: Intl.DateTimeFormatOptions = {
+      ...STYLES[style],
+      ...(zone ? { timeZone: zone } : {}),
+      ...(foreign ? { timeZoneName: 'short' } : {}),
+    };
+    found = new Intl.DateTimeFormat(style === 'day' ? 'en-CA' : undefined, options);
+    cache.set(key, found);
+  }
+  return found;
+}
+
+function dayOf(ms: number): string {
+  return formatter('day').format(new Date(ms));
+}
+
+/** `9:05 AM` (or `09:05`) today, `Tue, Mar 3, 9:05 AM` within a year around now, with the year otherwise. */
+export function shortTime(ms: number, now = Date.now()): string {
   const date = new Date(ms);
-  const now = new Date();
-  if (sameDay(date, now)) return timeOnly.format(date);
-  if (date.getFullYear() === now.getFullYear()) return dayAndTime.format(date);
-  return withYear.format(date);
+  if (dayOf(ms) === dayOf(now)) return formatter('time').format(date);
+  if (Math.abs(ms - now) < 300 * 86_400_000) return formatter('dayTime').format(date);
+  return formatter('yearTime').format(date);
 }
 
+/** Only the time of day: `9:05 AM`. */
+export function timeOfDay(ms: number): string {
+  return formatter('time').format(new Date(ms));
+}
+
+const wallClock = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit', timeZone: 'UTC' });
+
+/**
+ * Server text with 24-hour clock times in it (`every weekday at 07:30`) with each `HH:MM` written as this
+ * browser's locale writes a time of day (`7:30 AM`) — a wall-clock time, not moved between zones.
+ */
+export function localClockTimes(text: string): string {
+  return text.replace(/\b([01]\d|2[0-3]):([0-5]\d)\b/g, (_, hours: string, minutes: string) =>
+    wallClock.format(new Date(Date.UTC(2000, 0, 1, Number(hours), Number(minutes)))),
+  );
+}
+
+/** `Tuesday, March 3, 2026 at 9:05 AM` — for tooltips and confirmations. */
 export function longTime(ms: number): string {
-  return fullDate.format(new Date(ms));
+  return formatter('full').format(new Date(ms));
 }
 
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto', style: 'short' });
 
-/** `in 5 minutes`, `2 hours ago`, `yesterday`. */
+/** A distance in time: `in 5 min.`, `2 hr. ago`, `yesterday`; under 45 s `in a moment` or `just now`. */
 export function relativeTime(ms: number, now = Date.now()): string {
   const seconds = Math.round((ms - now) / 1000);
   const abs = Math.abs(seconds);
@@ -37,7 +108,15 @@ export function relativeTime(ms: number, now = Date.now()): string {
   if (abs < 3600) return relative.format(Math.round(seconds / 60), 'minute');
   if (abs < 86_400) return relative.format(Math.round(seconds / 3600), 'hour');
   if (abs < 30 * 86_400) return relative.format(Math.round(seconds / 86_400), 'day');
-  return shortTime(ms);
+  return shortTime(ms, now);
+}
+
+/**
+ * When something already happened (a request was made, an entry written): never "in …" — a timestamp a
+ * little ahead of this device's clock (another machine's clock, rounding) is "just now".
+ */
+export function agoTime(ms: number, now = Date.now()): string {
+  return now - ms < 45_000 ? 'just now' : relativeTime(ms, now);
 }
 
 export function bytes(size: number): string {

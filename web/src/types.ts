@@ -319,7 +319,8 @@ export interface Status {
     coolingUntil?: number | null;
   }>;
   turnsInFlight?: number;
-  memoryMb?: number;
+  /** The process's memory in MB: resident set, and the JavaScript heap's used and total size. */
+  memoryMb?: { rss: number; heapUsed: number; heapTotal: number };
   mcp?: McpServer[];
   scheduler?: { running: boolean; nextDue: number | null };
   connected?: string[];

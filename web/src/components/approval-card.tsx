@@ -1,9 +1,11 @@
 import { useRef, useState } from 'preact/hooks';
 import { answer } from '../approvals';
-import { prettyJson, relativeTime } from '../format';
+import { agoTime, isoOf, longTime, prettyJson, relativeTime } from '../format';
 import { errorText } from '../state';
 import type { ApprovalChoice, ApprovalRequest } from '../types';
-import { Badge, Time, useTicker } from './common';
+import { CodeText } from './code-text';
+import { Badge, useTicker } from './common';
+import { channelLabel } from './session-list';
 
 const LABELS: Record<ApprovalChoice, string> = {
   once: 'Once',
@@ -81,13 +83,18 @@ export function ApprovalCard({ request, compact = false }: { request: ApprovalRe
           <span class="visually-hidden">Approval: </span>
           <code>{request.tool}</code>
         </h3>
-        <Badge>{request.channel}</Badge>
+        <Badge>{channelLabel(request.channel)}</Badge>
         {request.target ? <span class="muted">target: {request.target}</span> : null}
         <span class="muted approval-expiry">
-          <Time at={request.createdAt} relative /> · expires {relativeTime(request.expiresAt, now)}
+          <time dateTime={isoOf(request.createdAt)} title={longTime(request.createdAt)}>
+            asked {agoTime(request.createdAt, now)}
+          </time>{' '}
+          · <span title={longTime(request.expiresAt)}>expires {relativeTime(request.expiresAt, now)}</span>
         </span>
       </header>
-      <p class="approval-reason">{request.reason}</p>
+      <p class="approval-reason">
+        <CodeText text={request.reason} />
+      </p>
       {request.facts?.length ? (
         <ul class="facts" aria-label="What this call does">
           {request.facts.map((fact) => (
@@ -120,7 +127,7 @@ export function ApprovalCard({ request, compact = false }: { request: ApprovalRe
       </div>
       {error ? (
         <p class="field-error" role="alert">
-          {error}
+          <CodeText text={error} />
         </p>
       ) : null}
     </article>

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { copyText } from '../clipboard';
 import { isoOf, longTime, relativeTime, shortTime } from '../format';
+import { CodeText } from './code-text';
 import { Icon } from './icons';
 
 /** Small building blocks shared by the pages. */
@@ -29,7 +30,9 @@ export function ErrorNote({ message, onRetry }: { message: string | null; onRetr
   if (!message) return null;
   return (
     <div class="error-note" role="alert">
-      <span>{message}</span>
+      <span>
+        <CodeText text={message} />
+      </span>
       {onRetry ? (
         <button type="button" class="btn small" onClick={onRetry}>
           Retry

@@ -1,7 +1,9 @@
 import { pendingCount } from '../approvals';
 import { openSession } from '../chat-store';
-import { relativeTime, shortTime } from '../format';
+import { feedUnread } from '../feed-unread';
+import { longTime, relativeTime, shortTime } from '../format';
 import { liveState, nextDue } from '../live';
+import { nextReminder } from '../next-reminder';
 import { hrefOf, type PageName, route } from '../router';
 import { effectiveTheme, toggleTheme } from '../theme';
 import { useTicker } from './common';
@@ -52,20 +54,36 @@ export function ThemeToggle() {
   );
 }
 
-/** When the scheduler next wakes (from the live connection), as a link to the reminders. */
+/**
+ * What is due next, as a link to the reminders: the next reminder by name ("Next reminder: stretch · 11:15
+ * PM"), else when the scheduler next runs something of its own (a job or check-in).
+ */
 function NextDue() {
   const now = useTicker(30_000);
   const at = nextDue.value;
+  const reminder = nextReminder.value;
+  if (reminder?.nextAt !== undefined) {
+    const when = shortTime(reminder.nextAt, now);
+    return (
+      <a
+        class="next-due"
+        href={hrefOf('reminders')}
+        title={`Next reminder: ${reminder.text} — ${longTime(reminder.nextAt)}`}
+      >
+        <Icon name="clock" size={14} />
+        <span class="next-due-text">
+          Next reminder: <span class="next-due-name">{reminder.text}</span> · {when}{' '}
+          <span class="muted">({relativeTime(reminder.nextAt, now)})</span>
+        </span>
+      </a>
+    );
+  }
   if (at === null) return null;
   return (
-    <a
-      class="next-due"
-      href={hrefOf('reminders')}
-      title={`Next scheduled run: ${new Date(at).toLocaleString()}`}
-    >
+    <a class="next-due" href={hrefOf('reminders')} title={`Next scheduled run: ${longTime(at)}`}>
       <Icon name="clock" size={14} />
-      <span>
-        Next: {shortTime(at)} <span class="muted">({relativeTime(at, now)})</span>
+      <span class="next-due-text">
+        Next scheduled run: {shortTime(at, now)} <span class="muted">({relativeTime(at, now)})</span>
       </span>
     </a>
   );
@@ -75,6 +93,7 @@ function NextDue() {
 export function MainNav({ onNavigate, onSignOut }: { onNavigate: () => void; onSignOut: () => void }) {
   const current = route.value.page;
   const count = pendingCount.value;
+  const unread = feedUnread.value;
   return (
     <>
       <div class="brand">
@@ -101,6 +120,14 @@ export function MainNav({ onNavigate, onSignOut }: { onNavigate: () => void; onS
                       {count}
                     </span>
                     <span class="visually-hidden">, {count} pending</span>
+                  </>
+                ) : null}
+                {item.page === 'feed' && unread > 0 ? (
+                  <>
+                    <span class="nav-count" aria-hidden="true">
+                      {unread > 99 ? '99+' : unread}
+                    </span>
+                    <span class="visually-hidden">, {unread} new</span>
                   </>
                 ) : null}
               </a>

@@ -2,6 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { finishOnboarding } from '../api';
 import { errorText } from '../state';
 import type { OnboardingPreset, OnboardingResult } from '../types';
+import { CodeText } from './code-text';
+import { ServerModelPicker } from './server-models';
 
 /**
  * First-run setup in a modal <dialog> (focus trapped, Escape skips): pick a provider, paste its key (a
@@ -110,11 +112,17 @@ function SetupForm({
           onResult(null);
         }}
       />
-      {preset?.docs ? <p class="hint">{preset.docs}</p> : null}
+      {preset?.docs ? (
+        <p class="hint">
+          <CodeText text={preset.docs} />
+        </p>
+      ) : null}
       <ModelFields preset={preset} values={fields} onChange={setFields} />
       {result && result.saved === false ? (
         <div class="error-note" role="alert">
-          <span>The test failed: {result.test?.error ?? 'no answer'}. Nothing was saved.</span>
+          <span>
+            The test failed: <CodeText text={result.test?.error ?? 'no answer'} />. Nothing was saved.
+          </span>
           <button type="button" class="btn small" disabled={busy} onClick={() => submit(true)}>
             Save anyway
           </button>
@@ -122,7 +130,7 @@ function SetupForm({
       ) : null}
       {error ? (
         <p class="field-error" role="alert">
-          {error}
+          <CodeText text={error} />
         </p>
       ) : null}
       <div class="dialog-actions">
@@ -199,15 +207,16 @@ function ModelFields({
             onInput={set('key')}
           />
           <p class="hint">
-            Stored in Wren’s .env as {preset.keyVar}; it is never shown again. Leave empty if that variable is
-            already set.
+            {preset.needsKey
+              ? `Stored in Wren’s .env as ${preset.keyVar}; it is never shown again. Leave empty if that variable is already set.`
+              : `Only if the server asks for one (a server on your own machine usually does not). Stored in Wren’s .env as ${preset.keyVar}; never shown again.`}
           </p>
         </div>
       ) : null}
       <div class="field-row">
         <div class="field">
           <label for="onboarding-model" class="field-label">
-            Model (optional)
+            {preset?.defaultModel ? 'Model (optional)' : 'Model'}
           </label>
           <input
             id="onboarding-model"
@@ -218,7 +227,7 @@ function ModelFields({
         </div>
         <div class="field">
           <label for="onboarding-url" class="field-label">
-            Base URL (optional)
+            {preset?.baseUrl ? 'Base URL (optional)' : 'Base URL'}
           </label>
           <input
             id="onboarding-url"
@@ -229,6 +238,14 @@ function ModelFields({
           />
         </div>
       </div>
+      {preset && (preset.id === 'custom' || preset.local) ? (
+        <ServerModelPicker
+          baseUrl={values.baseUrl.trim() || (preset.local ? (preset.baseUrl ?? '') : '')}
+          apiKey={values.key}
+          model={values.model}
+          onPick={(model) => onChange({ ...values, model })}
+        />
+      ) : null}
     </>
   );
 }

@@ -1,13 +1,28 @@
 import { useState } from 'preact/hooks';
 import { busySessions, newChat, openSession, sessions, sessionsError } from '../chat-store';
+import { plainText } from '../plain-text';
 import { hrefOf } from '../router';
 import type { SessionRecord } from '../types';
 import { Time } from './common';
 import { Icon } from './icons';
 
-/** How a conversation is named in the list: its title when the server has one, else where it lives. */
+/**
+ * A channel's name as people know it: the web app's own conversations run on the HTTP API's channel
+ * (`api`), which is the web here; `cli` is the terminal.
+ */
+export function channelLabel(channel: string): string {
+  if (channel === 'api') return 'web';
+  if (channel === 'cli') return 'terminal';
+  return channel;
+}
+
+/**
+ * How a conversation is named in the list and above it: its title as plain text (titles are first
+ * messages, often Markdown) when the server has one, else where it lives.
+ */
 export function sessionLabel(session: SessionRecord): string {
-  if (session.title) return session.title;
+  const title = session.title ? plainText(session.title) : '';
+  if (title) return title;
   if (session.channel === 'api') return 'Web chat';
   if (session.channel === 'cli') return 'Terminal';
   return `${session.channel} · ${session.chatId}`;
@@ -16,8 +31,9 @@ export function sessionLabel(session: SessionRecord): string {
 function matches(session: SessionRecord, query: string): boolean {
   const q = query.trim().toLowerCase();
   if (!q) return true;
-  return [session.channel, session.chatId, session.id, session.title ?? '', sessionLabel(session)].some(
-    (field) => field.toLowerCase().includes(q),
+  const fields = [session.channel, channelLabel(session.channel), session.chatId, session.id];
+  return [...fields, session.title ?? '', sessionLabel(session)].some((field) =>
+    field.toLowerCase().includes(q),
   );
 }
 
@@ -72,7 +88,9 @@ export function SessionList({ onPick }: { onPick?: () => void }) {
                     {busy.has(session.id) ? <span class="live-dot" title="Replying now" /> : null}
                   </span>
                   <span class="session-meta">
-                    <span class={`badge channel channel-${session.channel}`}>{session.channel}</span>
+                    <span class={`badge channel channel-${session.channel}`}>
+                      {channelLabel(session.channel)}
+                    </span>
                     <Time at={session.updatedAt} />
                   </span>
                 </a>

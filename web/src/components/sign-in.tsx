@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, signIn } from '../api';
 import { auth, errorText } from '../state';
+import { CodeText } from './code-text';
 
 /**
  * The sign-in screen: one password field for the gateway token, exchanged at `POST /api/session` for an
@@ -74,7 +75,7 @@ export function SignIn() {
         />
         {error ? (
           <p id="signin-error" class="field-error" role="alert">
-            {error}
+            <CodeText text={error} />
             {waiting ? ` Try again in ${waiting} s.` : ''}
           </p>
         ) : null}

@@ -1,4 +1,5 @@
 import { dismissToast, toasts } from '../state';
+import { CodeText } from './code-text';
 import { Icon } from './icons';
 
 /** Short notices in a corner (a polite live region: read out without moving focus). */
@@ -9,10 +10,12 @@ export function Toasts() {
         <div key={item.id} class={`toast toast-${item.tone}`}>
           {item.href ? (
             <a href={item.href} onClick={() => dismissToast(item.id)}>
-              {item.text}
+              <CodeText text={item.text} />
             </a>
           ) : (
-            <span>{item.text}</span>
+            <span>
+              <CodeText text={item.text} />
+            </span>
           )}
           <button type="button" class="icon-btn" aria-label="Dismiss" onClick={() => dismissToast(item.id)}>
             <Icon name="close" size={14} />

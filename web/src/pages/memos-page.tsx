@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { createMemo, deleteMemo, listMemos, updateMemo } from '../api';
+import { CodeText } from '../components/code-text';
 import { Badge, Empty, ErrorNote, Loading, PageHeader, Time } from '../components/common';
 import { Icon } from '../components/icons';
 import { liveEpoch } from '../live';
@@ -66,7 +67,7 @@ function NewMemo({ onAdded }: { onAdded: () => void }) {
       </div>
       {error ? (
         <p class="field-error" role="alert">
-          {error}
+          <CodeText text={error} />
         </p>
       ) : null}
       <div class="form-actions">
@@ -108,7 +109,7 @@ function MemoEditForm({
       />
       {error ? (
         <p class="field-error" role="alert">
-          {error}
+          <CodeText text={error} />
         </p>
       ) : null}
       <div class="form-actions">

@@ -1,12 +1,27 @@
 import { useEffect, useState } from 'preact/hooks';
 import { cancelReminder, createReminder, listReminders, updateReminder } from '../api';
+import { CodeText } from '../components/code-text';
 import { Badge, Empty, ErrorNote, Loading, PageHeader, Time, useTicker } from '../components/common';
-import { relativeTime } from '../format';
+import { localClockTimes, longTime, ownerZone, relativeTime } from '../format';
 import { liveEpoch, nextDue } from '../live';
 import { errorText, toast } from '../state';
 import type { Reminder, ReminderMode } from '../types';
 
 const WHEN_HINT = 'in 20m · tomorrow 9:00 · every weekday at 7:30';
+
+/**
+ * The confirmation of a scheduled reminder in the app's own time format: the first time from `nextAt`, and
+ * for a repeating one the server's reading of the rule ("every weekday at 07:30 (Europe/Berlin); …" → "every
+ * weekday at 7:30 AM"), its zone named only when it is not the owner's.
+ */
+export function scheduledText(reminder: Reminder, description: string): string {
+  const first = reminder.nextAt ? longTime(reminder.nextAt) : undefined;
+  if (!reminder.cron) return first ? `Scheduled for ${first}.` : `Scheduled: ${description}`;
+  const rule = (description.split(';')[0] ?? '').trim();
+  const zone = / \(([^()]+)\)$/.exec(rule)?.[1];
+  const reading = localClockTimes(zone === ownerZone.value ? rule.slice(0, -(zone?.length ?? 0) - 3) : rule);
+  return first ? `Scheduled ${reading}; first ${first}.` : `Scheduled ${reading}.`;
+}
 
 function ModeSelect({
   id,
@@ -31,7 +46,7 @@ function Outcome({ error, done }: { error: string | null; done: string | null })
     <>
       {error ? (
         <p class="field-error" role="alert">
-          {error}
+          <CodeText text={error} />
         </p>
       ) : null}
       {done ? (
@@ -60,7 +75,7 @@ function NewReminder({ onAdded }: { onAdded: () => void }) {
     setDone(null);
     try {
       const answer = await createReminder({ text: text.trim(), when: when.trim(), mode });
-      setDone(`Scheduled: ${answer.description}`);
+      setDone(scheduledText(answer.reminder, answer.description));
       setText('');
       setWhen('');
       onAdded();
@@ -165,7 +180,8 @@ function useReminderEdit(reminder: Reminder, onSaved: () => void) {
         ...(when.trim() ? { when: when.trim() } : {}),
         ...(mode !== reminder.mode ? { mode } : {}),
       });
-      if (answer.description) toast(`Rescheduled: ${answer.description}`);
+      if (answer.description)
+        toast(scheduledText(answer.reminder, answer.description).replace(/^Scheduled/, 'Rescheduled'));
       onSaved();
     } catch (failure) {
       setError(errorText(failure));
@@ -220,7 +236,7 @@ function ReminderEditForm({
       </div>
       {edit.error ? (
         <p class="field-error" role="alert">
-          {edit.error}
+          <CodeText text={edit.error} />
         </p>
       ) : null}
       <div class="form-actions">

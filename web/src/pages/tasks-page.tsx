@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { createTask, deleteTask, listTasks, type TaskFilter, updateTask } from '../api';
+import { CodeText } from '../components/code-text';
 import { Badge, Empty, ErrorNote, Loading, PageHeader, Time } from '../components/common';
 import { liveEpoch } from '../live';
 import { errorText, toast } from '../state';
@@ -147,7 +148,7 @@ function NewTask({ onAdded }: { onAdded: () => void }) {
       )}
       {error ? (
         <p class="field-error" role="alert">
-          {error}
+          <CodeText text={error} />
         </p>
       ) : null}
       <div class="form-actions">
@@ -207,7 +208,7 @@ function TaskEditForm({
       <TaskFields prefix={`task-${task.id}`} {...edit.draft} set={edit.set} />
       {edit.error ? (
         <p class="field-error" role="alert">
-          {edit.error}
+          <CodeText text={edit.error} />
         </p>
       ) : null}
       <div class="form-actions">

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { createGoal } from '../../api';
+import { CodeText } from '../../components/code-text';
 import { errorText } from '../../state';
 import type { GoalDetail } from '../../types';
 
@@ -72,7 +73,7 @@ export function NewGoalForm({ onAdded }: { onAdded: (goal: GoalDetail) => void }
       </div>
       {error ? (
         <p class="field-error" role="alert">
-          {error}
+          <CodeText text={error} />
         </p>
       ) : null}
       <div class="form-actions">

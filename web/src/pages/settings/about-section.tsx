@@ -20,10 +20,10 @@ export function AboutSection({ status }: { status: Status | null }) {
             <dd>{status.turnsInFlight}</dd>
           </>
         ) : null}
-        {status.memoryMb !== undefined ? (
+        {typeof status.memoryMb?.rss === 'number' ? (
           <>
             <dt>Memory</dt>
-            <dd>{Math.round(status.memoryMb)} MB</dd>
+            <dd title="Resident memory of the Wren process">{Math.round(status.memoryMb.rss)} MB</dd>
           </>
         ) : null}
       </dl>

@@ -1,4 +1,6 @@
+import { CodeText } from '../../components/code-text';
 import { Badge, Empty, stateTone, Time } from '../../components/common';
+import { channelLabel } from '../../components/session-list';
 import type { Status } from '../../types';
 
 export function ChannelsSection({ status }: { status: Status | null }) {
@@ -14,11 +16,17 @@ export function ChannelsSection({ status }: { status: Status | null }) {
           {channels.map((channel) => (
             <li key={channel.name} class="row">
               <div class="row-main">
-                <div class="row-title">{channel.name}</div>
+                <div class="row-title">
+                  {channel.name === 'api' ? 'web app and HTTP API' : channelLabel(channel.name)}
+                </div>
                 <div class="row-meta">
                   <Badge tone={stateTone(channel.state)}>
                     {channel.state}
-                    {channel.detail && channel.state !== 'connected' ? `: ${channel.detail}` : ''}
+                    {channel.detail && channel.state !== 'connected' ? (
+                      <>
+                        : <CodeText text={channel.detail} />
+                      </>
+                    ) : null}
                   </Badge>
                   <span>
                     since <Time at={channel.since} />

@@ -44,7 +44,9 @@ export function McpSection() {
       <ErrorNote message={fileError} />
       {servers === null && !error ? <Loading /> : null}
       {servers?.length === 0 ? (
-        <Empty title="No MCP servers">Add tool servers in mcp.json (`wren mcp`).</Empty>
+        <Empty title="No MCP servers">
+          Add tool servers in mcp.json (see <code>wren mcp --help</code>).
+        </Empty>
       ) : null}
       {servers?.length ? (
         <ul class="rows">

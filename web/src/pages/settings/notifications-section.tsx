@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { CodeText } from '../../components/code-text';
 import { currentSubscription, disablePush, enablePush, pushUnavailable } from '../../push';
 import { errorText, toast } from '../../state';
 
@@ -56,7 +57,7 @@ export function NotificationsSection() {
       </p>
       {error ? (
         <p class="field-error" role="alert">
-          {error}
+          <CodeText text={error} />
         </p>
       ) : null}
     </section>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getSettings, updateSettings } from '../../api';
 import { ErrorNote, Loading } from '../../components/common';
+import { setOwnerZone } from '../../format';
 import { liveEpoch } from '../../live';
 import { errorText } from '../../state';
 import type { Settings } from '../../types';
@@ -17,10 +18,13 @@ function usePreferences() {
   });
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
   const [saving, setSaving] = useState<Field | null>(null);
+  /** The field saved last (its "Saved" note shows until the next edit or save). */
+  const [saved, setSaved] = useState<Field | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
 
   const adopt = (value: Settings) => {
     setSettings(value);
+    setOwnerZone(value.timezone);
     setDraft({
       proactivity: value.proactivity,
       quietHours: value.quietHours ?? '',
@@ -43,6 +47,7 @@ function usePreferences() {
 
   const save = async (field: Field, raw: string) => {
     setSaving(field);
+    setSaved(null);
     setErrors((current) => ({ ...current, [field]: undefined }));
     const value = raw.trim();
     try {
@@ -50,6 +55,7 @@ function usePreferences() {
         [field]: field === 'quietHours' || field === 'timezone' ? value || null : value,
       } as Partial<Settings>);
       adopt(next);
+      setSaved(field);
     } catch (failure) {
       setErrors((current) => ({ ...current, [field]: errorText(failure) }));
     } finally {
@@ -57,7 +63,12 @@ function usePreferences() {
     }
   };
 
-  return { settings, draft, setDraft, errors, saving, loadError, load, save };
+  const edit = (next: Record<Field, string>) => {
+    setSaved(null);
+    setDraft(next);
+  };
+
+  return { settings, draft, edit, errors, saving, saved, loadError, load, save };
 }
 
 /**
@@ -65,7 +76,7 @@ function usePreferences() {
  * validator reads the whole file) is shown next to the field that caused it.
  */
 export function PreferencesSection() {
-  const { settings, draft, setDraft, errors, saving, loadError, load, save } = usePreferences();
+  const { settings, draft, edit, errors, saving, saved, loadError, load, save } = usePreferences();
   if (!settings) {
     return (
       <section class="section" aria-labelledby="prefs-title">
@@ -80,6 +91,7 @@ export function PreferencesSection() {
     field,
     value: draft[field],
     saving: saving === field,
+    saved: saved === field,
     error: errors[field],
     onChange: (value: string) => save(field, value),
   });
@@ -89,8 +101,9 @@ export function PreferencesSection() {
     changed:
       draft[field].trim() !== (field === 'quietHours' ? (settings.quietHours ?? '') : settings.timezone),
     saving: saving === field,
+    saved: saved === field,
     error: errors[field],
-    onInput: (value: string) => setDraft({ ...draft, [field]: value }),
+    onInput: (value: string) => edit({ ...draft, [field]: value }),
     onSave: () => void save(field, draft[field]),
   });
 
@@ -121,11 +134,11 @@ export function PreferencesSection() {
       <SelectSetting
         {...select('gateMode')}
         label="Approval mode"
-        hint="When Wren must ask before it runs a tool."
+        hint="When Wren must ask before it runs a tool. In every mode, calls with a danger signature, calls that could send private or untrusted data out, and your own rules still ask."
       >
         <option value="ask">Ask — for sensitive and dangerous calls</option>
         <option value="strict">Strict — ask from moderate calls up</option>
-        <option value="auto">Auto — never ask</option>
+        <option value="auto">Auto — asks only for danger signatures, taint and rules</option>
       </SelectSetting>
       <TextSetting
         {...text('timezone')}

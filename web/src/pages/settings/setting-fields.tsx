@@ -1,13 +1,22 @@
 import type { ComponentChildren } from 'preact';
+import { CodeText } from '../../components/code-text';
 import type { Settings } from '../../types';
 
 /** A field of config.yaml the Preferences section edits; ids and hints are derived from its name. */
 export type Field = keyof Omit<Settings, 'configError'>;
 
-function FieldError({ field, error }: { field: Field; error: string | undefined }) {
-  return error ? (
-    <p id={`${field}-error`} class="field-error" role="alert">
-      {error}
+/** What the last save of the field did: why it was refused, or that it was saved. */
+function FieldOutcome({ field, error, saved }: { field: Field; error: string | undefined; saved: boolean }) {
+  if (error) {
+    return (
+      <p id={`${field}-error`} class="field-error" role="alert">
+        <CodeText text={error} />
+      </p>
+    );
+  }
+  return saved ? (
+    <p class="field-ok" role="status">
+      Saved to config.yaml.
     </p>
   ) : null;
 }
@@ -19,6 +28,7 @@ export function SelectSetting({
   hint,
   value,
   saving,
+  saved,
   error,
   onChange,
   children,
@@ -28,6 +38,7 @@ export function SelectSetting({
   hint: string;
   value: string;
   saving: boolean;
+  saved: boolean;
   error: string | undefined;
   onChange: (value: string) => void;
   children: ComponentChildren;
@@ -49,7 +60,7 @@ export function SelectSetting({
       <p id={`${field}-hint`} class="hint">
         {hint}
       </p>
-      <FieldError field={field} error={error} />
+      <FieldOutcome field={field} error={error} saved={saved} />
     </div>
   );
 }
@@ -63,6 +74,7 @@ export function TextSetting({
   value,
   changed,
   saving,
+  saved,
   error,
   onInput,
   onSave,
@@ -74,6 +86,7 @@ export function TextSetting({
   value: string;
   changed: boolean;
   saving: boolean;
+  saved: boolean;
   error: string | undefined;
   onInput: (value: string) => void;
   onSave: () => void;
@@ -104,13 +117,13 @@ export function TextSetting({
           disabled={!changed || saving}
           aria-label={`Save ${label.toLowerCase()}`}
         >
-          Save
+          {saving ? 'Saving…' : 'Save'}
         </button>
       </div>
       <p id={`${field}-hint`} class="hint">
         {hint}
       </p>
-      <FieldError field={field} error={error} />
+      <FieldOutcome field={field} error={error} saved={saved} />
     </form>
   );
 }
