@@ -6,7 +6,7 @@ import { overlap, segmentMatches } from './path-glob.js';
 import { refsOf, SAFE_DEVICES, shown, UNKNOWN_CWD } from './path-refs.js';
 import { insideWorkspace, type PathRef, resolvePaths } from './resolve-paths.js';
 import type { RuleHost } from './rule-host.js';
-import { processReads, secretFolderRead, secretName, secretRead } from './secret-paths.js';
+import { processReads, secretFolderRead, secretName, secretRead, secretWrite } from './secret-paths.js';
 import {
   type AnalysisContext,
   MKTEMP_FOLDER,
@@ -58,6 +58,8 @@ export function checkWrite(host: RuleHost, value: WordValue, folder = false): vo
   const { ctx } = host;
   for (const ref of refsOf(host, value)) {
     checkInWorkspace(host, ref);
+    const secret = folder ? undefined : secretWrite(ref, ctx);
+    if (secret) host.flag(`writes a secret file (${secret})`);
     // A `.git` file points git at another repository (`gitdir: …`), whose config may run programs.
     if (!folder && ref.path.endsWith('/.git')) host.flag('git config that runs a program (.git)');
     if (ref.path.startsWith('/dev/')) {
@@ -108,7 +110,11 @@ function checkInto(host: RuleHost, folder: WordValue, sources: WordValue[]): voi
     }
     const joined: WordValue = { ...folder, text: `${folder.text}/${name}`, glob: folder.glob || source.glob };
     const { refs } = resolvePaths(joined, host.cwds, host.ctx);
-    for (const ref of refs) checkInWorkspace(host, ref);
+    for (const ref of refs) {
+      checkInWorkspace(host, ref);
+      const secret = secretWrite(ref, host.ctx);
+      if (secret) host.flag(`writes a secret file (${secret})`);
+    }
   }
 }
 

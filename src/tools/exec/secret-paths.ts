@@ -1,19 +1,9 @@
 import { posix } from 'node:path';
+import { SECRET_NAMES, SECRET_SAMPLES, secretFileName } from '../secret-file-names.js';
 import { overlap, segmentMatches } from './path-glob.js';
 import { insideWorkspace, type PathRef } from './resolve-paths.js';
 import { type AnalysisContext, type GlobOptions, RUNTIME, showPath, within } from './shell-paths.js';
 
-const SECRET_NAMES =
-  /^(\.env(\..+)?|id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(pem|key|p12|pfx|jks|keystore|kdbx|keyring)|\.netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc|credentials(\.json|\.toml)?|shadow|gshadow|sudoers|master\.key|\.[\w.-]*_history|\.histfile|\.vault-token|\.my\.cnf|\.s3cfg|\.boto|\.databrickscfg|\.authinfo(\.gpg)?|credentials\.tfrc\.json|rclone\.conf|logins\.json|key[34]\.db|Login Data|Cookies|cookies\.sqlite|ssh_host_.+_key)$/;
-/** One name per kind of secret file, to test whether a glob could name one (`id_*`, `*.pem`, `.e?v`). */
-const SECRET_SAMPLES = [
-  ...['.env', '.env.local', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519', 'id_ed25519_sk', 'server.pem'],
-  ...['server.key', 'cert.p12', 'cert.pfx', 'store.jks', 'app.keystore', 'vault.kdbx', '.netrc', '.pgpass'],
-  ...['.git-credentials', '.npmrc', '.pypirc', 'credentials', 'credentials.json', 'credentials.toml'],
-  ...['shadow', 'gshadow', 'sudoers', 'master.key', '.bash_history', '.zsh_history', '.vault-token'],
-  ...['.my.cnf', '.s3cfg', 'credentials.tfrc.json', 'rclone.conf', 'logins.json', 'key4.db', 'Login Data'],
-  ...['Cookies', 'login.keyring', 'ssh_host_ed25519_key', 'ssh_host_rsa_key'],
-];
 /** Folders under the home whose every file is a secret (keys, cloud and cluster credentials, tokens). */
 const SECRET_FOLDERS_IN_HOME = [
   ...[
@@ -62,6 +52,17 @@ export function secretRead(ref: PathRef, ctx: AnalysisContext): string | undefin
       SECRET_FILES_IN_HOME.some((file) => path === posix.join(ctx.home, file)) ||
       ctx.protectedPaths.some((folder) => within(path, folder));
   return inFolder || secretName(name, ctx.glob) ? showPath(path, ctx) : undefined;
+}
+
+/**
+ * The secret file a write of `ref` may replace or plant (`.env`, `.ENV`, a key, `.netrc`; a pattern that can
+ * name one), wherever it is — inside the workspace too — shown for a signature; undefined otherwise.
+ */
+export function secretWrite(ref: PathRef, ctx: AnalysisContext): string | undefined {
+  const name = posix.basename(ref.path);
+  const secret = ref.pattern ? secretName(name, ctx.glob) || secretFileName(name) : secretFileName(name);
+  if (!secret) return undefined;
+  return insideWorkspace(ref, ctx) ? posix.relative(ctx.workspace, ref.path) : showPath(ref.path, ctx);
 }
 
 /** The folder a recursive read of `ref` reaches that holds secret folders (`~`, `~/.config`, `/`), if any. */

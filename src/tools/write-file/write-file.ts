@@ -1,8 +1,9 @@
 import { stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { type Tool, type ToolAssessment, ToolError } from '../../agent/tool.js';
 import { writeFileAtomicAsync } from '../atomic-write.js';
+import { secretFileName } from '../secret-file-names.js';
 import { toolSchema } from '../tool-schema.js';
 import { displayPath, type ResolvedPath, resolveInRoots, shownPath } from '../workspace-path.js';
 
@@ -21,8 +22,9 @@ const INSTRUCTION_FILES = /^(SOUL|AGENTS|USER|MEMORY|HEARTBEAT)\.md$|^skills\//;
 
 /**
  * What a write or edit of `requested` binds a grant to: the folder prefix of the resolved path (`notes/`,
- * `./` for the workspace itself); signatures for writes that run code later (git hooks) or leave the
- * workspace (extra roots). Never throws: an unresolvable path is reported as its raw text.
+ * `./` for the workspace itself); signatures for writes that run code later (git hooks), leave the workspace
+ * (extra roots) or replace a secret file (`.env`, a key: by the name asked for or the file a link leads to).
+ * Never throws: an unresolvable path is reported as its raw text.
  */
 export async function assessFileWrite(roots: string[], requested: string): Promise<ToolAssessment> {
   let resolved: ResolvedPath;
@@ -44,6 +46,9 @@ export async function assessFileWrite(roots: string[], requested: string): Promi
   if (shown.startsWith('../') || shown.startsWith('/')) signatures.push('writes outside the workspace');
   // These files become part of every system prompt: a prompt-injected write would persist.
   if (INSTRUCTION_FILES.test(shown)) signatures.push(`changes Wren's own instructions (${shown})`);
+  // A .env or key overwritten loses the owner's secrets; one planted is loaded by the next program run there.
+  if (secretFileName(basename(resolved.path)) || secretFileName(basename(requested.replace(/\/+$/, ''))))
+    signatures.push(`writes a secret file (${shown})`);
   return { target: folder, path: shown, ...(signatures.length > 0 ? { signatures } : {}) };
 }
 
