@@ -18,6 +18,9 @@ import type { SessionRecord } from './types';
  *   most ~60 times a second however fast deltas arrive.
  * - When the turn ends its item is appended to `items` if that conversation is still open; otherwise it is
  *   dropped (the server stored it; opening the conversation loads it).
+ * - A turn runs on the server whoever watches it: a page that opens a conversation with a turn in flight
+ *   picks it up (`resumed`); the stored messages of that turn are then shown from the live item instead
+ *   (`withResumed`), and when it ends the conversation is re-read from the server.
  */
 
 export interface LiveTurn {
@@ -25,6 +28,32 @@ export interface LiveTurn {
   session: string | null;
   item: AssistantItem;
   controller: AbortController;
+  /** The session the request runs in, known from the start (the app names a new chat itself): for Stop. */
+  target: string;
+  /** A turn this page did not start (it was open in a tab that reloaded): when it started, and its message. */
+  resumed?: { startedAt: number; message: string };
+}
+
+/**
+ * The items to show with a resumed turn's live item after them: those from before the turn started, and
+ * the turn's own message (the stored one, with its images, when it is already stored).
+ */
+export function withResumed(list: ChatItem[], resumed: NonNullable<LiveTurn['resumed']>): ChatItem[] {
+  const cut = list.findIndex((item) => item.at >= resumed.startedAt);
+  if (cut < 0 && !resumed.message) return list;
+  const before = cut < 0 ? list : list.slice(0, cut);
+  const stored = cut < 0 ? undefined : list[cut];
+  const user: ChatItem =
+    stored?.kind === 'user'
+      ? stored
+      : {
+          kind: 'user',
+          key: `resumed-${resumed.startedAt}`,
+          text: resumed.message,
+          images: [],
+          at: resumed.startedAt,
+        };
+  return [...before, user];
 }
 
 export const sessions = signal<SessionRecord[]>([]);
@@ -85,6 +114,11 @@ async function loadMessages(id: string, quiet = false): Promise<void> {
   }
 }
 
+/** Re-reads conversation `id` if it is open, without the loading row; resolves when it is on screen. */
+export function reloadMessages(id: string): Promise<void> {
+  return openSession.value === id ? loadMessages(id, true) : Promise.resolve();
+}
+
 /** Shows a conversation (null: a new one). Showing the one already open does nothing. */
 export function showSession(id: string | null): void {
   if (id === openSession.value && (id === null || items.value.length > 0 || loading.value)) return;
@@ -116,13 +150,23 @@ export function newChat(): void {
 export function endLiveTurn(done: AssistantItem): void {
   const turn = live.value;
   if (!turn) return;
+  const open = openSession.value === turn.session;
   batch(() => {
     const empty = !done.segments.length && !done.error && !done.notice && !done.stopped;
-    if (openSession.value === turn.session && !empty) items.value = [...items.value, done];
+    const shown = turn.resumed ? withResumed(items.value, turn.resumed) : items.value;
+    if (open && !empty) items.value = [...shown, done];
+    else if (open) items.value = shown;
     live.value = null;
   });
   lastLocalEnd = Date.now();
+  // A resumed turn's stored messages were hidden behind its live item: the server's copy is the whole turn.
+  if (open && turn.resumed && turn.session) void loadMessages(turn.session, true);
   void loadSessions();
+}
+
+/** Drops the live turn without keeping its item (this page stops watching; the turn goes on on the server). */
+export function dropLiveTurn(): void {
+  live.value = null;
 }
 
 /** Clears everything on sign-out, so the next person to sign in sees nothing of this session. */

@@ -1,5 +1,6 @@
 import { useEffect } from 'preact/hooks';
 import { pendingApprovals } from '../approvals';
+import { leaveResumedTurn, resumeTurn } from '../chat-send';
 import {
   busySessions,
   firstSeq,
@@ -12,13 +13,14 @@ import {
   reloadOpenSession,
   sessions,
   showSession,
+  withResumed,
 } from '../chat-store';
 import { ApprovalCard } from '../components/approval-card';
 import { ErrorNote, Spinner } from '../components/common';
 import { Composer, setDraft } from '../components/composer';
 import { Icon } from '../components/icons';
 import { AssistantMessage, UserMessage } from '../components/message-view';
-import { channelLabel, SessionList, sessionLabel } from '../components/session-list';
+import { SessionList, sessionLabel } from '../components/session-list';
 import { useDrawer } from '../components/use-drawer';
 import { useStickToBottom } from '../components/use-stick-to-bottom';
 import { liveEpoch } from '../live';
@@ -68,8 +70,10 @@ function Welcome() {
 function Conversation() {
   const session = openSession.value;
   const record = sessions.value.find((item) => item.id === session);
-  const list = items.value;
   const turn = live.value;
+  // A turn picked up after a reload: its stored part is shown from the live item, not twice.
+  const list =
+    turn?.resumed && turn.session === session ? withResumed(items.value, turn.resumed) : items.value;
   const otherBusy = session !== null && busySessions.value.has(session) && turn?.session !== session;
   return (
     <>
@@ -115,14 +119,20 @@ export function ChatPage({ param }: { param: string }) {
   const drawer = useDrawer('(min-width: 1025px)');
   const { scroller, content, atBottom, onScroll, jump, pin } = useStickToBottom();
 
+  // Opening a conversation picks up its turn in flight, if any (the tab was reloaded while Wren answered).
   useEffect(() => {
+    leaveResumedTurn(param || null);
     showSession(param || null);
     pin();
+    if (param) void resumeTurn(param);
   }, [param]);
 
   useEffect(() => {
     void loadSessions();
-    if (liveEpoch.value > 0) reloadOpenSession();
+    if (liveEpoch.value === 0) return;
+    reloadOpenSession();
+    const open = openSession.value;
+    if (open) void resumeTurn(open);
   }, [liveEpoch.value]);
 
   const session = openSession.value;
@@ -165,9 +175,7 @@ export function ChatPage({ param }: { param: string }) {
             <span class="visually-hidden">Chat: </span>
             {title}
           </h1>
-          {record ? (
-            <span class={`badge channel channel-${record.channel}`}>{channelLabel(record.channel)}</span>
-          ) : null}
+          {record ? <span class={`badge channel channel-${record.channel}`}>{record.channel}</span> : null}
         </header>
         <div class="chat-scroll" ref={scroller} onScroll={onScroll}>
           <div class="chat-content" ref={content}>
