@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
@@ -6,6 +6,7 @@ import { runInPty } from '../support/pty-session.js';
 import { CLI, cliEnv, makeHome } from '../support/wren-home.js';
 
 const UP = '\u001b[A';
+const DOWN = '\u001b[B';
 const ENTER = '\r';
 
 const onboard = (home: string, steps: Array<[RegExp, string]>) =>
@@ -24,8 +25,8 @@ describe('wren onboard', () => {
       [/Which model provider\?/, UP + ENTER],
       [/Wire protocol/, ENTER],
       [/Base URL/, `${llm.baseUrls.openai}${ENTER}`],
-      [/Model id/, `fake-model${ENTER}`],
       [/API key/, `sk-onboard-KEY-4242${ENTER}`],
+      [/Which model\?/, ENTER],
       [/Name for this model/, ENTER],
     ]);
     expect(result.screen).toMatch(/It answered in \d+ ms/);
@@ -45,8 +46,8 @@ describe('wren onboard', () => {
       [/Which model provider\?/, UP + ENTER],
       [/Wire protocol/, ENTER],
       [/Base URL/, `${llm.baseUrls.openai}${ENTER}`],
-      [/Model id/, `fake-model${ENTER}`],
       [/API key/, `sk-wrong${ENTER}`],
+      [/Which model\?/, ENTER],
       [/Name for this model/, ENTER],
       [/Save it anyway\?/, `n${ENTER}`],
       [/Try another provider or model\?/, `n${ENTER}`],
@@ -55,5 +56,48 @@ describe('wren onboard', () => {
     expect(result.screen).not.toContain('sk-wrong');
     expect(result.code).toBe(1);
     expect(readFileSync(join(home, 'config.yaml'), 'utf8')).not.toMatch(/fake-model/);
+  });
+
+  it('another server: no key needed, its models listed to pick from', async () => {
+    const local = await startFakeLlmServer({ models: ['llama-3.1-8b', 'qwen2.5-7b'] });
+    try {
+      const home = makeHome('# my settings\n');
+      const result = await onboard(home, [
+        [/Which model provider\?/, UP + ENTER],
+        [/Wire protocol/, ENTER],
+        [/Base URL/, `${local.baseUrls.openai}${ENTER}`],
+        [/API key, if the server needs one/, ENTER],
+        [/Which model\?/, DOWN + ENTER],
+        [/Name for this model/, ENTER],
+      ]);
+      expect(result.screen).toMatch(/serves 2 models/);
+      expect(result.screen).toMatch(/It answered in \d+ ms/);
+      expect(result.code).toBe(0);
+      const config = readFileSync(join(home, 'config.yaml'), 'utf8');
+      expect(config).toMatch(/model: qwen2\.5-7b/);
+      expect(config).not.toMatch(/api_key/);
+      expect(existsSync(join(home, '.env')) ? readFileSync(join(home, '.env'), 'utf8') : '').not.toMatch(
+        /WREN_CUSTOM_API_KEY/,
+      );
+      expect(local.lastRequest?.apiKey).toBeUndefined();
+      expect(local.lastRequest?.body['model']).toBe('qwen2.5-7b');
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('another server without a model list: says why and asks for the model id', async () => {
+    const home = makeHome('# my settings\n');
+    const result = await onboard(home, [
+      [/Which model provider\?/, UP + ENTER],
+      [/Wire protocol/, ENTER],
+      [/Base URL/, `${llm.url}/no-list/v1${ENTER}`],
+      [/API key, if the server needs one/, `sk-onboard-KEY-4242${ENTER}`],
+      [/Model id/, `fake-model${ENTER}`],
+      [/Name for this model/, ENTER],
+    ]);
+    expect(result.screen).toMatch(/No model list at .*\/no-list\/v1\/models \(HTTP 404\)/);
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(home, 'config.yaml'), 'utf8')).toMatch(/api_key: \$\{WREN_CUSTOM_API_KEY\}/);
   });
 });

@@ -5,6 +5,7 @@ import { ensureHome } from '../../config/home.js';
 import { loadConfig } from '../../config/load-config.js';
 import { COPILOT_TOKEN_ENV, copilotAuth } from '../../llm/copilot-auth.js';
 import type { CopilotAuth, EndpointConfig, Protocol } from '../../llm/endpoint.js';
+import { listServerModels } from '../../llm/list-server-models.js';
 import { type LocalModelServer, probeLocalModels } from '../../llm/probe-local-models.js';
 import { PROVIDER_PRESETS, type ProviderPreset } from '../../llm/provider-presets.js';
 import { testEndpoint } from '../../llm/test-endpoint.js';
@@ -12,6 +13,7 @@ import { mergeEnv, readDotEnv } from '../../util/interpolate.js';
 import { signInSettings, signInToCopilot } from '../copilot-sign-in.js';
 import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
+import { wren } from '../wren-command.js';
 
 type Choice =
   | { kind: 'local'; server: LocalModelServer }
@@ -45,6 +47,71 @@ async function chooseProvider(local: LocalModelServer[]): Promise<Choice> {
     { value: { kind: 'custom' }, label: 'Another server (any OpenAI-, Anthropic- or Gemini-compatible URL)' },
   ];
   return answer(await prompts.select<Choice>({ message: 'Which model provider?', options, maxItems: 12 }));
+}
+
+/** Where the key of "another server" is saved, when it needs one. */
+const CUSTOM_KEY_ENV = 'WREN_CUSTOM_API_KEY';
+/** Picked from the server's list to type a model id it does not list. */
+const TYPE_ANOTHER = '\u0000another';
+
+/**
+ * "Another server": protocol, base URL, an optional API key (a local server needs none; Enter skips it) and
+ * the model — picked from the server's own list (`GET <base>/models`, 3 s) when it is OpenAI-compatible and
+ * answers, else typed.
+ */
+async function describeCustomServer() {
+  const protocol = answer(
+    await prompts.select({
+      message: 'Wire protocol',
+      options: [
+        { value: 'openai' as const, label: 'OpenAI chat completions' },
+        { value: 'anthropic' as const, label: 'Anthropic messages' },
+        { value: 'gemini' as const, label: 'Gemini' },
+      ],
+    }),
+  );
+  const baseUrl = answer(
+    await prompts.text({
+      message: 'Base URL (up to the version, e.g. http://127.0.0.1:8080/v1)',
+      validate: (v) => (/^https?:\/\/\S+$/.test(v ?? '') ? undefined : 'an http(s) URL'),
+    }),
+  );
+  const key = answer(
+    await prompts.password({
+      message: `API key, if the server needs one (Enter for none; saved to .env as ${CUSTOM_KEY_ENV})`,
+    }),
+  )?.trim();
+  const apiKey = key ? key : undefined;
+  const model = await chooseServerModel({ protocol, baseUrl, ...(apiKey ? { apiKey } : {}) });
+  return { protocol, baseUrl, model, apiKey, newKey: apiKey };
+}
+
+async function chooseServerModel(server: { protocol: Protocol; baseUrl: string; apiKey?: string }) {
+  const typed = async () =>
+    answer(await prompts.text({ message: 'Model id', validate: (v) => (v ? undefined : 'required') }));
+  if (server.protocol !== 'openai') return typed();
+  const spin = prompts.spinner();
+  spin.start('Asking the server which models it serves');
+  const listed = await listServerModels({
+    baseUrl: server.baseUrl,
+    ...(server.apiKey ? { apiKey: server.apiKey } : {}),
+  });
+  if (!listed.ok || listed.models.length === 0) {
+    spin.stop(listed.ok ? 'The server lists no models' : listed.error);
+    return typed();
+  }
+  spin.stop(`The server serves ${plural(listed.models.length, 'model')}`);
+  const picked = answer(
+    await prompts.select({
+      message: 'Which model?',
+      options: [
+        ...listed.models.map((id) => ({ value: id, label: id })),
+        { value: TYPE_ANOTHER, label: 'another model id (type it)' },
+      ],
+      maxItems: 12,
+    }),
+  );
+  return picked === TYPE_ANOTHER ? typed() : picked;
 }
 
 /**
@@ -102,29 +169,11 @@ async function describeEndpoint(choice: Choice, options: { env: NodeJS.ProcessEn
       }),
     );
   } else {
-    protocol = answer(
-      await prompts.select({
-        message: 'Wire protocol',
-        options: [
-          { value: 'openai' as const, label: 'OpenAI chat completions' },
-          { value: 'anthropic' as const, label: 'Anthropic messages' },
-          { value: 'gemini' as const, label: 'Gemini' },
-        ],
-      }),
-    );
-    baseUrl = answer(
-      await prompts.text({
-        message: 'Base URL (up to the version, e.g. https://host/v1)',
-        validate: (v) => (/^https?:\/\/\S+$/.test(v ?? '') ? undefined : 'an http(s) URL'),
-      }),
-    );
-    model = answer(
-      await prompts.text({ message: 'Model id', validate: (v) => (v ? undefined : 'required') }),
-    );
-    keyEnv = 'WREN_CUSTOM_API_KEY';
+    ({ protocol, baseUrl, model, apiKey, newKey } = await describeCustomServer());
+    if (newKey) keyEnv = CUSTOM_KEY_ENV;
   }
   apiKey ??= keyEnv ? env[keyEnv] : undefined;
-  if (keyEnv && !apiKey) {
+  if (keyEnv && !apiKey && choice.kind !== 'custom') {
     newKey = answer(
       await prompts.password({
         message: `API key (saved to .env as ${keyEnv})`,
@@ -214,7 +263,7 @@ export async function runOnboard(options: { home: string }): Promise<number> {
             protocol: details.protocol,
             base_url: details.baseUrl,
             model: details.model,
-            api_key: `\${${details.keyEnv}}`,
+            ...(details.keyEnv ? { api_key: `\${${details.keyEnv}}` } : {}),
           }
         : {
             name,
@@ -230,7 +279,7 @@ export async function runOnboard(options: { home: string }): Promise<number> {
       }
       addModel(home, entry);
       prompts.outro(
-        `Saved "${name}" to ${home}/config.yaml. Chat with \`wren chat\`, or start the gateway with \`wren start\`.`,
+        `Saved "${name}" to ${home}/config.yaml. Chat with \`${wren()} chat\`, or start the gateway with \`${wren()} start\`.`,
       );
       return EXIT.ok;
     }
