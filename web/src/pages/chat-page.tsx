@@ -20,7 +20,7 @@ import { ErrorNote, Spinner } from '../components/common';
 import { Composer, setDraft } from '../components/composer';
 import { Icon } from '../components/icons';
 import { AssistantMessage, UserMessage } from '../components/message-view';
-import { SessionList, sessionLabel } from '../components/session-list';
+import { channelLabel, SessionList, sessionLabel } from '../components/session-list';
 import { useDrawer } from '../components/use-drawer';
 import { useStickToBottom } from '../components/use-stick-to-bottom';
 import { liveEpoch } from '../live';
@@ -175,7 +175,9 @@ export function ChatPage({ param }: { param: string }) {
             <span class="visually-hidden">Chat: </span>
             {title}
           </h1>
-          {record ? <span class={`badge channel channel-${record.channel}`}>{record.channel}</span> : null}
+          {record ? (
+            <span class={`badge channel channel-${record.channel}`}>{channelLabel(record.channel)}</span>
+          ) : null}
         </header>
         <div class="chat-scroll" ref={scroller} onScroll={onScroll}>
           <div class="chat-content" ref={content}>
