@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 
 /** Where a sandboxed command may write and what it may reach. All paths absolute. */
 export interface SandboxPlan {
@@ -40,19 +40,73 @@ export interface SandboxProbe {
   available: boolean;
   /** Set when unavailable: the cause and the fix, lower-case, without a final period. */
   reason?: string;
+  /** The probe was stopped (Wren is stopping) before it answered: nothing is known, so nothing runs. */
+  stopped?: true;
 }
 
 let cached: Promise<SandboxProbe> | undefined;
 
+/** Probes still running: each child and a promise that settles once it has exited and been reaped. */
+const running = new Map<ChildProcess, Promise<void>>();
+/** Signals that would end this process by default while a probe runs (see guardSignals). */
+const GUARDED: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+
+/**
+ * Stops every probe still running (SIGKILL) and resolves once each child has exited and been reaped, so
+ * none is left behind as a zombie or an orphan when Wren stops right after starting. A stopped probe's
+ * answer is not cached (the next checkSandbox probes again). Idempotent; never throws.
+ */
+export async function stopSandboxProbes(): Promise<void> {
+  if (running.size === 0) return;
+  const exits = [...running.entries()].map(([child, exited]) => {
+    child.kill('SIGKILL');
+    return exited;
+  });
+  cached = undefined;
+  await Promise.all(exits);
+}
+
+const guards = new Map<NodeJS.Signals, () => void>();
+
+/**
+ * While a probe runs, a SIGTERM, SIGINT or SIGHUP that would end the process by default (nothing else
+ * listens yet, as early in `wren start`) would orphan the probe: its parent gone, it is never reaped (in a
+ * container whose init does not reap, it stays a zombie). The guard stops the probes, waits for them to be
+ * reaped, then raises the signal again, so the process still ends the way the signal says. When another
+ * listener handles the signal, the guard only stops the probes.
+ */
+function guardSignals(): void {
+  for (const signal of GUARDED) {
+    if (guards.has(signal)) continue;
+    const guard = () => {
+      const alone = process.listenerCount(signal) === 1;
+      void stopSandboxProbes().then(() => {
+        unguardSignals();
+        if (alone && process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      });
+    };
+    guards.set(signal, guard);
+    process.on(signal, guard);
+  }
+}
+
+function unguardSignals(): void {
+  for (const [signal, guard] of guards) process.removeListener(signal, guard);
+  guards.clear();
+}
+
 /**
  * Whether `bwrap` is installed and can create its namespaces here (containers often refuse user
  * namespaces). Runs `bwrap … true` once and caches the answer (`fresh` probes again; a custom `command`
- * is never cached); never throws.
+ * is never cached); never throws. The child is always reaped: stopSandboxProbes ends it and waits, and a
+ * terminating signal during the probe waits for it too.
  */
 export function checkSandbox(options: { command?: string; fresh?: boolean } = {}): Promise<SandboxProbe> {
   if (cached && !options.fresh && !options.command) return cached;
   const command = options.command ?? 'bwrap';
   const probe = new Promise<SandboxProbe>((resolveProbe) => {
+    // Before the child exists, so no signal can find it unguarded.
+    guardSignals();
     const child = spawn(
       command,
       [
@@ -69,12 +123,25 @@ export function checkSandbox(options: { command?: string; fresh?: boolean } = {}
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
+    let reaped!: () => void;
+    running.set(
+      child,
+      new Promise<void>((resolveExit) => {
+        reaped = resolveExit;
+      }),
+    );
+    const settle = (answer: SandboxProbe) => {
+      running.delete(child);
+      if (running.size === 0) unguardSignals();
+      reaped();
+      resolveProbe(answer);
+    };
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(0, 2000);
     });
     child.on('error', (error: NodeJS.ErrnoException) => {
-      resolveProbe({
+      settle({
         available: false,
         reason:
           error.code === 'ENOENT'
@@ -82,10 +149,17 @@ export function checkSandbox(options: { command?: string; fresh?: boolean } = {}
             : `bwrap could not start (${error.message}); check that ${command} is an executable bubblewrap`,
       });
     });
-    child.on('close', (code) => {
-      if (code === 0) resolveProbe({ available: true });
+    // 'close' comes after 'exit', which Node emits once the child has been reaped.
+    child.on('close', (code, signal) => {
+      if (code === 0) settle({ available: true });
+      else if (signal === 'SIGKILL')
+        settle({
+          available: false,
+          stopped: true,
+          reason: 'the bubblewrap check was stopped before it answered (Wren is stopping)',
+        });
       else
-        resolveProbe({
+        settle({
           available: false,
           reason: `bwrap cannot create a sandbox here (${stderr.trim().split('\n')[0] || `exit code ${code}`}), usually because unprivileged user namespaces are disabled; allow them (sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0 on Ubuntu 24.04+)`,
         });
@@ -123,6 +197,8 @@ export function resolveSandbox(setting: SandboxSetting, probe?: SandboxProbe): S
         'tools.exec.sandbox is none in config.yaml; set it to auto to run commands in bubblewrap wherever it works.',
     };
   if (probe?.available) return { mode: 'bwrap' };
+  // Stopped before it answered: whether bubblewrap works is unknown, so even `auto` runs nothing unsandboxed.
+  if (probe?.stopped) return { mode: 'bwrap', refused: true, reason: `${probe.reason}.` };
   const cause = probe?.reason ?? 'bubblewrap was not checked';
   if (setting === 'bwrap')
     return {
