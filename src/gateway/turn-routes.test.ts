@@ -101,6 +101,33 @@ describe('turns that outlive their request', () => {
     expect(stored.at(-1)?.message).toMatchObject({ role: 'assistant', content: 'Part two.' });
   });
 
+  it('keepRunning also holds for a JSON request whose client gives up; without it the turn is cancelled', async () => {
+    const { model, call, turn } = setup();
+    for (const keepRunning of [true, false]) {
+      const { release } = heldTurn(model);
+      const before = model.requests.length;
+      const client = new AbortController();
+      const session = `json-${keepRunning}`;
+      const answered = call('/api/chat', {
+        method: 'POST',
+        body: JSON.stringify({ message: 'go', session, keepRunning }),
+        signal: client.signal,
+      }).catch(() => undefined);
+      await until(() => model.requests.length === before + 2, 'the held second step');
+      client.abort();
+      if (keepRunning) {
+        expect(await turn(session)).toMatchObject({ state: 'running' });
+        release();
+        await untilState(turn, session, 'done');
+      } else {
+        await untilState(turn, session, 'stopped');
+        release();
+      }
+      await answered;
+      model.gate = undefined;
+    }
+  });
+
   it('without keepRunning a client that goes away still cancels its turn', async () => {
     const { model, chat, turn, store } = setup();
     heldTurn(model);
