@@ -101,3 +101,34 @@ describe('runTerminalChat approvals', () => {
     await done;
   });
 });
+
+describe('runTerminalChat at the prompt', () => {
+  it('prints a reminder on its own line and draws the prompt again with the half-typed input', async () => {
+    const setup = gatedRuntime({ model: new ScriptedModel(), tools: [], gate: {} });
+    cleanups.push(setup.close);
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let screen = '';
+    output.on('data', (chunk: Buffer) => {
+      screen += chunk.toString();
+    });
+    const channel = new TerminalChannel({ bus: setup.bus, interactive: true });
+    const done = runTerminalChat({ channel, input, output, tty: true });
+    await until(() => screen.includes('you › '), 'the prompt');
+    input.write('how ar');
+    await until(() => screen.endsWith('how ar'), 'the typed text echoed');
+    const before = screen.length;
+    await channel.send({ channel: 'cli', chatId: 'terminal', text: '⏰ stretch' });
+    const drawn = screen.slice(before);
+    // Back to the line's start and cleared (no "you › how arwren › …"), the reminder, then the prompt and the
+    // typed text again, ready to go on.
+    expect(drawn).toMatch(/^\r?(\x1b\[1G)?\x1b\[2K/);
+    expect(drawn).toContain('wren › ⏰ stretch\n');
+    expect(drawn.indexOf('wren › ⏰ stretch')).toBeLessThan(drawn.lastIndexOf('you › how ar'));
+    expect(screen).not.toMatch(/you › (how ar)?\S*wren ›/);
+    input.write('e you?\r');
+    await until(() => screen.includes('ok'), 'the reply to the finished line');
+    input.end();
+    await done;
+  });
+});

@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline';
+import { clearLine, createInterface, cursorTo } from 'node:readline';
 import { styleText } from 'node:util';
 
 import type {
@@ -74,10 +74,29 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
     tty ? styleText(style, text) : text;
   const write = (text: string) => output.write(text);
   const rl = createInterface({ input: options.input, output: tty ? output : undefined, terminal: tty });
+  /** A prompt (`you ›`, `approve ›`) is on the screen's last line, maybe with half-typed input after it. */
+  let atPrompt = false;
   const prompt = () => {
     if (!tty) return;
     rl.setPrompt(paint('cyan', 'you › '));
-    rl.prompt();
+    rl.prompt(true);
+    atPrompt = true;
+  };
+  /**
+   * Writes whole lines of something that arrived on its own (a reminder, a message, an approval): on a line of
+   * its own, never after the prompt — a shown prompt is cleared first and drawn again below, with what the
+   * owner had typed so far — or after a reply's half-written line.
+   */
+  const writeLines = (text: string) => {
+    if (atPrompt) {
+      cursorTo(output, 0);
+      clearLine(output, 0);
+      write(text);
+      rl.prompt(true);
+      return;
+    }
+    write(`${midLine ? '\n' : ''}${text}`);
+    midLine = false;
   };
   /** Pinned by --session; `/new` moves the pin to the fresh session. */
   let pinned = options.sessionId;
@@ -91,11 +110,12 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
   const askNext = () => {
     const head = approvals[0];
     if (!head) return;
-    write(`${midLine ? '\n' : ''}${paint('yellow', describeApproval(head))}\n`);
-    midLine = false;
-    if (tty) {
-      rl.setPrompt(paint('yellow', 'approve › '));
-      rl.prompt();
+    if (tty) rl.setPrompt(paint('yellow', 'approve › '));
+    const shown = atPrompt;
+    writeLines(`${paint('yellow', describeApproval(head))}\n`);
+    if (tty && !shown) {
+      rl.prompt(true);
+      atPrompt = true;
     }
   };
 
@@ -110,8 +130,7 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
     approvals.splice(index, 1);
     if (!answeredHere.delete(event.id ?? '')) {
       const how = describeResolution(event);
-      write(`${midLine ? '\n' : ''}${paint('dim', `  · approval for ${event.tool}: ${how}`)}\n`);
-      midLine = false;
+      writeLines(`${paint('dim', `  · approval for ${event.tool}: ${how}`)}\n`);
     }
     if (index === 0) askNext();
   };
@@ -123,7 +142,10 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
       write(
         `${paint('yellow', `    please answer ${head.choices.map((item) => CHOICE_LABEL[item]).join(', ')}`)}\n`,
       );
-      if (tty) rl.prompt();
+      if (tty) {
+        rl.prompt(true);
+        atPrompt = true;
+      }
       return;
     }
     answeredHere.add(head.id);
@@ -157,9 +179,9 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
     const files = (outbound.attachments ?? []).map(
       (file) => `\n  📎 ${file.name} (${file.size} bytes): ${file.path}`,
     );
-    write(`${midLine ? '\n' : ''}${paint('green', 'wren › ')}${outbound.text}${files.join('')}\n`);
-    midLine = false;
-    if (pending === 0 && approvals.length === 0 && !closing) prompt();
+    const shown = atPrompt;
+    writeLines(`${paint('green', 'wren › ')}${outbound.text}${files.join('')}\n`);
+    if (!shown && pending === 0 && approvals.length === 0 && !closing) prompt();
   };
 
   const send = (text: string) => {
@@ -200,6 +222,7 @@ export function runTerminalChat(options: TerminalChatOptions): Promise<void> {
     if (options.banner && tty) write(`${paint('dim', options.banner)}\n`);
     prompt();
     rl.on('line', (line) => {
+      atPrompt = false;
       const text = line.trim();
       if (approvals.length > 0 && text && !text.startsWith('/')) return answer(text);
       if (!text) return approvals.length > 0 ? askNext() : prompt();

@@ -8,6 +8,7 @@ import { noModelHelp } from '../local-model-fallback.js';
 import { plural } from '../plural.js';
 import { createRemoteChatBus } from '../remote-chat-bus.js';
 import { EXIT } from '../report-failure.js';
+import { wren } from '../wren-command.js';
 
 export interface ChatOptions {
   home: string;
@@ -34,6 +35,12 @@ export async function runChat(options: ChatOptions): Promise<number> {
     );
     return EXIT.usage;
   }
+  // While the terminal chat runs, Ctrl+C is a keypress readline handles (it stops a reply, or leaves). Once
+  // the chat has closed, the terminal turns Ctrl+C into SIGINT again: from then until this process ends
+  // (while Wren closes, which may wait for a consolidation, or a gateway stream winds down) it leaves at once
+  // with 0 — that work is crash-safe and resumes at the next start. The handler stays until exit: a second
+  // Ctrl+C arriving after it was removed would kill the process with 130 instead.
+  if (options.message === undefined) process.on('SIGINT', () => process.exit(EXIT.ok));
   const gateway = await findGateway(home);
   if (gateway.state === 'running') return attached(gateway.link, options);
   if (gateway.state === 'unverified') {
@@ -96,11 +103,6 @@ async function inProcess(options: ChatOptions): Promise<number> {
   if (app.modelNote) process.stderr.write(`${app.modelNote}\n`);
   for (const path of app.madePrivate)
     process.stderr.write(`wren: ${path} was readable by others; made it private\n`);
-  // While the terminal chat runs, Ctrl+C is a keypress readline handles; once it closes (and while Wren
-  // closes, which may wait for a consolidation), another Ctrl+C leaves at once: that work is crash-safe and
-  // resumes at the next start.
-  const leave = () => process.exit(EXIT.ok);
-  if (options.message === undefined) process.on('SIGINT', leave);
   try {
     const waiting = await app.mcpSettled(MCP_WAIT_MS);
     if (waiting.length > 0)
@@ -114,7 +116,7 @@ async function inProcess(options: ChatOptions): Promise<number> {
         .filter((info) => info.state === 'running' || info.state === 'queued');
       if (working.length > 0)
         process.stderr.write(
-          `wren: ${plural(working.length, 'subagent')} ${working.length === 1 ? 'was' : 'were'} still working and stop with this run; background work needs \`wren start\` (or \`wren chat\`)\n`,
+          `wren: ${plural(working.length, 'subagent')} ${working.length === 1 ? 'was' : 'were'} still working and stop with this run; background work needs \`${wren()} start\` (or \`${wren()} chat\`)\n`,
         );
       return code;
     }
@@ -139,8 +141,9 @@ async function inProcess(options: ChatOptions): Promise<number> {
     unregister();
     return EXIT.ok;
   } finally {
+    if (options.message === undefined && process.stdout.isTTY)
+      process.stdout.write('Closing Wren… (Ctrl+C again leaves at once)\n');
     await app.close(5_000);
-    process.off('SIGINT', leave);
   }
 }
 
