@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { gatedRuntime, recordingTool, until } from '../../test/support/gated-runtime.js';
 import { ScriptedModel } from '../../test/support/scripted-model.js';
 import { HttpChannel } from '../channels/http/http-channel.js';
+import type { ChatModel, ModelEvent } from '../llm/types.js';
 import { createGateway } from './create-gateway.js';
 
 const TOKEN = 'test-token-0123456789';
@@ -12,13 +13,13 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-function setup() {
+function setup(chatModel?: ChatModel) {
   const model = new ScriptedModel();
   const lookup = recordingTool('lookup', 'safe');
   const email = recordingTool('send_email', 'sensitive', {
     assess: (args) => ({ target: String(args['to']).split('@')[1]! }),
   });
-  const runtime = gatedRuntime({ model, tools: [lookup.tool, email.tool] });
+  const runtime = gatedRuntime({ model: chatModel ?? model, tools: [lookup.tool, email.tool] });
   closers.push(runtime.close);
   const app = createGateway({
     channel: new HttpChannel({ bus: runtime.bus }),
@@ -175,6 +176,46 @@ describe('turns that outlive their request', () => {
     // After the end, the same call gives the ended turn and its answer at once.
     const later = await call('/api/sessions/again1/turn', { headers: { accept: 'text/event-stream' } });
     expect(await later.text()).toMatch(/event: turn\n[\s\S]*"state":"done"[\s\S]*event: done/);
+  });
+
+  it('re-attaches mid-sentence: text streamed but not yet stored is in the snapshot, the rest follows', async () => {
+    let release = () => {};
+    const hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let streaming = false;
+    // A model that stops in the middle of its answer until the test lets it go on.
+    const midSentence: ChatModel = {
+      limits: () => ({ contextWindow: 32_000, maxOutputTokens: 1_000 }),
+      async *stream(): AsyncIterable<ModelEvent> {
+        yield { type: 'text-delta', text: 'The first half ' };
+        streaming = true;
+        await hold;
+        yield { type: 'text-delta', text: 'and the second half.' };
+        const usage = { inputTokens: 1, outputTokens: 1 };
+        yield {
+          type: 'done',
+          result: { text: 'The first half and the second half.', toolCalls: [], stopReason: 'stop', usage },
+        };
+      },
+    };
+    const { chat, call, store } = setup(midSentence);
+    const first = await chat({ message: 'go', session: 'mid1', keepRunning: true });
+    await (await readUntil(first, (text) => text.includes('first half'))).reader.cancel();
+    await until(() => streaming, 'the model mid-answer');
+    expect(await store.recentMessages('mid1', 100)).toHaveLength(1);
+    const attached = await call('/api/sessions/mid1/turn', { headers: { accept: 'text/event-stream' } });
+    const { text: head, reader } = await readUntil(attached, (text) => text.includes('event: turn\n'));
+    expect(head).toContain('"segments":[{"type":"text","text":"The first half "}]');
+    release();
+    let rest = head;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      rest += new TextDecoder().decode(value);
+    }
+    expect(rest).toMatch(/event: delta\ndata: \{"text":"and the second half\."\}/);
+    expect(rest).toContain('event: done');
   });
 
   it('shows the approval a turn waits for, and the turn goes on once it is answered', async () => {
