@@ -166,6 +166,11 @@ describe('the web app in the first hour', { timeout: 45_000 }, () => {
       .getByRole('status')
       .filter({ hasText: /^Scheduled every weekday at 7:30\sAM; first \w+day, .* at 7:30\sAM\.$/ })
       .waitFor();
+    // Its rule in words, as the confirmation says it (the cron is the tooltip).
+    await page
+      .locator('main li', { hasText: 'stand-up' })
+      .getByText(/^repeats every weekday at 7:30\sAM$/)
+      .waitFor();
     await screenshot(page, 'first-hour-reminders');
 
     // A browser elsewhere still shows the owner's zone, and says which zone it is.

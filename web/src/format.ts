@@ -89,8 +89,21 @@ const wallClock = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: 
  */
 export function localClockTimes(text: string): string {
   return text.replace(/\b([01]\d|2[0-3]):([0-5]\d)\b/g, (_, hours: string, minutes: string) =>
-    wallClock.format(new Date(Date.UTC(2000, 0, 1, Number(hours), Number(minutes)))),
+    wallTime(Number(hours), Number(minutes)),
   );
+}
+
+/** `7:30 AM` for the wall-clock time hours:minutes (no zone: a time of day as a rule states it). */
+export function wallTime(hours: number, minutes: number): string {
+  return wallClock.format(new Date(Date.UTC(2000, 0, 1, hours, minutes)));
+}
+
+const weekdayName = new Intl.DateTimeFormat(undefined, { weekday: 'long', timeZone: 'UTC' });
+
+/** The locale's name of weekday `day` (0 = Sunday … 6 = Saturday, 7 = Sunday as cron allows). */
+export function weekday(day: number): string {
+  // 1 January 2023 was a Sunday.
+  return weekdayName.format(new Date(Date.UTC(2023, 0, 1 + (day % 7))));
 }
 
 /** `Tuesday, March 3, 2026 at 9:05 AM` — for tooltips and confirmations. */

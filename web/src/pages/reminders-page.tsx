@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { cancelReminder, createReminder, listReminders, updateReminder } from '../api';
 import { CodeText } from '../components/code-text';
 import { Badge, Empty, ErrorNote, Loading, PageHeader, Time, useTicker } from '../components/common';
+import { cronText } from '../cron-text';
 import { localClockTimes, longTime, ownerZone, relativeTime } from '../format';
 import { liveEpoch, nextDue } from '../live';
 import { errorText, toast } from '../state';
@@ -152,7 +153,11 @@ function schedule(reminder: Reminder, now: number) {
   }
   return (
     <>
-      {reminder.cron ? <Badge tone="info">repeats · {reminder.cron}</Badge> : null}
+      {reminder.cron ? (
+        <span title={`cron: ${reminder.cron}`}>
+          <Badge tone="info">repeats {cronText(reminder.cron)}</Badge>
+        </span>
+      ) : null}
       {reminder.nextAt ? (
         <span>
           next <Time at={reminder.nextAt} /> <span class="muted">({relativeTime(reminder.nextAt, now)})</span>
