@@ -36,11 +36,12 @@ function setup() {
   const victim = mkdtempSync(join(tmpdir(), 'wren-victim-'));
   writeFileSync(join(victim, 'data.txt'), 'precious');
   const env = { ...cliEnv(home), HOME: userHome, SECRET_IN_ENV: 'sk-env-secret-4242' };
-  const run = async (command: string) => {
-    llm.script({ toolCalls: [{ name: 'exec', arguments: { command } }] }, { text: 'done' });
+  const call = async (name: string, args: Record<string, unknown>) => {
+    llm.script({ toolCalls: [{ name, arguments: args }] }, { text: 'done' });
     return runCli(['chat', '-m', 'do it'], env);
   };
-  return { home, userHome, victim, run };
+  const run = (command: string) => call('exec', { command });
+  return { home, userHome, victim, run, call };
 }
 
 describe('exec through `wren chat -m` in auto mode without a sandbox', () => {
@@ -72,4 +73,45 @@ describe('exec through `wren chat -m` in auto mode without a sandbox', () => {
     expect(readFileSync(join(home, 'workspace', 'notes.txt'), 'utf8')).toBe('ok\n');
     // Nine runs of the real CLI, one after another: room for a loaded machine.
   }, 90_000);
+});
+
+describe('local services and secret files in auto mode', () => {
+  it('asks before a command reads a service on loopback, and before anything overwrites the .env', async () => {
+    const { home, run, call } = setup();
+    const { port, pathname } = new URL(llm.baseUrls.openai);
+    const models = `${pathname.replace(/\/$/, '')}/models`;
+    mkdirSync(join(home, 'workspace', 'sub'), { recursive: true });
+    writeFileSync(join(home, 'workspace', '.env'), 'OPENAI_API_KEY=sk-owner\n');
+    const before = llm.requests.length;
+    // The fake model server on 127.0.0.1 stands in for the owner's local model server.
+    for (const command of [
+      `curl -s http://127.0.0.1:${port}${models}`,
+      `curl -s localhost:${port}${models}`,
+      `curl -s http://2130706433:${port}${models}`,
+      `curl -s 'http://a@127.1:${port}${models}'`,
+      `cat < /dev/tcp/127.0.0.1/${port}`,
+      'echo OPENAI_API_KEY=sk-attacker > .env',
+    ]) {
+      const result = await run(command);
+      expect(result.stderr, command).toMatch(/denied exec: it needs your approval/);
+    }
+    for (const path of ['.env', '.ENV', 'sub/../.env']) {
+      const result = await call('write_file', { path, content: 'OPENAI_API_KEY=sk-attacker\n' });
+      expect(result.stderr, path).toMatch(/denied write_file: it needs your approval/);
+    }
+    // None of the commands ran: the server's model list never came back to the model as a tool result.
+    expect(JSON.stringify(llm.requests.slice(before).map((request) => request.body))).not.toContain(
+      'owned_by',
+    );
+    expect(readFileSync(join(home, 'workspace', '.env'), 'utf8')).toBe('OPENAI_API_KEY=sk-owner\n');
+    expect(existsSync(join(home, 'workspace', '.ENV'))).toBe(false);
+
+    for (const command of ['git pull 2>/dev/null; true', 'curl --version >/dev/null']) {
+      const result = await run(command);
+      expect(result.stderr, command).toBe('');
+    }
+    const notes = await call('write_file', { path: 'notes.md', content: 'hi\n' });
+    expect(notes.stderr).toBe('');
+    expect(readFileSync(join(home, 'workspace', 'notes.md'), 'utf8')).toBe('hi\n');
+  }, 120_000);
 });
