@@ -180,6 +180,31 @@ describe('the web app in the first hour', { timeout: 45_000 }, () => {
     await expect.poll(() => awayRow.textContent()).toMatch(/next \w{3}, \w{3} \d{1,2}, 9:00\sAM GMT\+1/);
   });
 
+  it('shows due dates of tasks in the browser’s way, and “overdue” by the owner’s calendar', async () => {
+    for (const [title, due] of [
+      ['file the taxes', '2031-04-15 14:30'],
+      ['renew the passport', '2031-06-01'],
+      ['long overdue', '2020-01-31'],
+    ]) {
+      const made = await api('/api/tasks', { method: 'POST', body: JSON.stringify({ title, due }) });
+      expect(made.status).toBe(201);
+    }
+    const page = await signedIn({ timezoneId: OWNER_ZONE });
+    await go(page, 'Tasks');
+    const row = (title: string) => page.locator('main li', { hasText: title });
+    await row('file the taxes')
+      .getByText(/^due Tue, Apr 15, 2031, 2:30\sPM$/)
+      .waitFor();
+    await row('renew the passport')
+      .getByText(/^due Sun, Jun 1, 2031$/)
+      .waitFor();
+    await expect(
+      row('long overdue').locator('.badge.tone-bad', { hasText: 'due Fri, Jan 31, 2020' }).count(),
+    ).resolves.toBe(1);
+    await expect(row('file the taxes').locator('.badge.tone-bad').count()).resolves.toBe(0);
+    expect(await page.locator('main').textContent()).not.toMatch(/\d{4}-\d{2}-\d{2}/);
+  });
+
   it('says in the sidebar what is due next: “Next reminder: <text> · <time>”', async () => {
     // Only this one is upcoming, whatever the other tests scheduled.
     const { reminders } = (await (await api('/api/reminders')).json()) as {

@@ -64,7 +64,8 @@ function formatter(style: Style): Intl.DateTimeFormat {
   return found;
 }
 
-function dayOf(ms: number): string {
+/** The calendar day of `ms` in the owner's zone as `YYYY-MM-DD` (to compare with due dates). */
+export function dayOf(ms: number): string {
   return formatter('day').format(new Date(ms));
 }
 
@@ -104,6 +105,28 @@ const weekdayName = new Intl.DateTimeFormat(undefined, { weekday: 'long', timeZo
 export function weekday(day: number): string {
   // 1 January 2023 was a Sunday.
   return weekdayName.format(new Date(Date.UTC(2023, 0, 1 + (day % 7))));
+}
+
+const wallDay = new Intl.DateTimeFormat(undefined, {
+  weekday: 'short',
+  month: 'short',
+  day: 'numeric',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
+
+/**
+ * A due date as the owner wrote it (`2026-12-03` or `2026-12-03 14:30`, a wall clock in their zone) in this
+ * browser's way (`Thu, Dec 3, 2026`, `Thu, Dec 3, 2026, 2:30 PM`); any other text comes back unchanged.
+ */
+export function dueText(due: string): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:[ T]([01]\d|2[0-3]):([0-5]\d))?$/.exec(due.trim());
+  if (!match) return due;
+  const [, year, month, day, hours, minutes] = match;
+  const date = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  if (Number.isNaN(date.getTime()) || date.getUTCDate() !== Number(day)) return due;
+  const dayText = wallDay.format(date);
+  return hours === undefined ? dayText : `${dayText}, ${wallTime(Number(hours), Number(minutes))}`;
 }
 
 /** `Tuesday, March 3, 2026 at 9:05 AM` — for tooltips and confirmations. */

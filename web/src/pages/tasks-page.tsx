@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { createTask, deleteTask, listTasks, type TaskFilter, updateTask } from '../api';
 import { CodeText } from '../components/code-text';
 import { Badge, Empty, ErrorNote, Loading, PageHeader, Time } from '../components/common';
+import { dayOf, dueText } from '../format';
 import { liveEpoch } from '../live';
 import { errorText, toast } from '../state';
 import type { Task, TaskPriority } from '../types';
@@ -257,7 +258,7 @@ function TaskRow({ task, onChanged }: { task: Task; onChanged: () => void }) {
     );
   }
 
-  const overdue = task.status === 'open' && task.due && task.due < new Date().toISOString().slice(0, 10);
+  const overdue = task.status === 'open' && task.due && task.due.slice(0, 10) < dayOf(Date.now());
   return (
     <li class={`row task${task.status === 'done' ? ' done' : ''}`}>
       <label class="task-check">
@@ -270,7 +271,7 @@ function TaskRow({ task, onChanged }: { task: Task; onChanged: () => void }) {
           {task.priority !== 'normal' ? (
             <Badge tone={task.priority === 'high' ? 'bad' : 'muted'}>{task.priority}</Badge>
           ) : null}
-          {task.due ? <Badge tone={overdue ? 'bad' : 'neutral'}>due {task.due}</Badge> : null}
+          {task.due ? <Badge tone={overdue ? 'bad' : 'neutral'}>due {dueText(task.due)}</Badge> : null}
           {task.completedAt ? (
             <span>
               done <Time at={task.completedAt} />

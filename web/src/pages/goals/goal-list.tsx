@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { listGoals } from '../../api';
 import { Badge, Empty, ErrorNote, Loading, PageHeader, stateTone, Time } from '../../components/common';
+import { dueText } from '../../format';
 import { liveEpoch } from '../../live';
 import { hrefOf } from '../../router';
 import { errorText } from '../../state';
@@ -55,7 +56,7 @@ export function GoalList() {
                   <span class="row-title">{goal.title}</span>
                   <span class="row-meta">
                     <Badge tone={stateTone(goal.status)}>{goal.status}</Badge>
-                    {goal.dueDate ? <span>due {goal.dueDate}</span> : null}
+                    {goal.dueDate ? <span>due {dueText(goal.dueDate)}</span> : null}
                     {goal.nextCheckinAt ? (
                       <span>
                         next check-in <Time at={goal.nextCheckinAt} />

@@ -1,4 +1,5 @@
 import { Time } from '../../components/common';
+import { dueText } from '../../format';
 import type { GoalDetail, GoalStatus } from '../../types';
 
 const NEXT_STATUS: Array<{ status: GoalStatus; label: string; when: GoalStatus[] }> = [
@@ -22,7 +23,7 @@ export function GoalSummary({
     <div class="card goal-summary">
       {goal.why ? <p>{goal.why}</p> : <p class="muted">No reason written down.</p>}
       <div class="row-meta">
-        {goal.dueDate ? <span>due {goal.dueDate}</span> : null}
+        {goal.dueDate ? <span>due {dueText(goal.dueDate)}</span> : null}
         {goal.checkinCron ? <span>check-ins {goal.checkinCron}</span> : null}
         {goal.nextCheckinAt ? (
           <span>
