@@ -208,6 +208,23 @@ describe('web turns outlive the page', { timeout: 60_000 }, () => {
     await page.close();
   });
 
+  it('Stop on a turn picked up after a reload stops it too', async () => {
+    held = hold();
+    const before = secondSteps;
+    const page = await signedInPage();
+    await send(page, 'answer in two parts, reload, then stop');
+    await page.getByText('Part one of the answer.').waitFor({ timeout: 15_000 });
+    const session = await sessionOf(page);
+    await waitFor(() => secondSteps > before);
+    await page.reload();
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await page.locator('main .notice', { hasText: 'Stopped.' }).waitFor();
+    await waitFor(async () => (await turnState(session)) === 'stopped');
+    held.release();
+    await expectNoFailureShown(page);
+    await page.close();
+  });
+
   it('the API: without keepRunning a client that goes away cancels; with it the turn finishes and is readable', async () => {
     const post = (body: Record<string, unknown>, signal: AbortSignal) =>
       api('/api/chat', {

@@ -108,6 +108,8 @@ function onEnd(event: Extract<ChatEvent, { event: 'done' | 'error' }>): void {
   updateLive((item) => {
     const streamed = item.segments.some((segment) => segment.type === 'text' && segment.text.trim());
     if (event.event === 'error') return { ...item, error: reply || 'The turn failed.' };
+    // A watched turn that was stopped (here, or in another tab) ends as a stop, not as an answer.
+    if (event.data.state === 'stopped') return { ...item, stopped: true };
     if (!streamed && reply) return appendText({ ...item, ...(notice ? { notice } : {}) }, reply);
     return notice ? { ...item, notice } : item;
   });
@@ -162,6 +164,9 @@ export interface Outgoing {
 /** Sends one message in the open conversation; `/new` starts a new one instead. */
 /** The controller of the live turn (a function: a signal's value must not be narrowed across awaits). */
 const watching = () => live.value?.controller;
+
+/** Whether the live turn runs in `session` and the page shows it (the server named it: `turn-start`). */
+const adopted = (session: string) => live.value?.session === session && openSession.value === session;
 
 /** A new session id made here, so the turn can be stopped before the server names it (UUID v4 form). */
 function newSessionId(): string {
@@ -225,7 +230,7 @@ export async function sendMessage(outgoing: Outgoing): Promise<void> {
     open();
     if (controller.signal.aborted || stopAsked.has(controller)) {
       finishTurn((item) => ({ ...item, stopped: true }));
-    } else if (stream.opened && watching() === controller) {
+    } else if (stream.opened && watching() === controller && adopted(target)) {
       // The connection broke (a phone suspended the tab, the network went away) but the turn goes on on
       // the server: show what is stored and pick the turn up again.
       flushText();
@@ -297,6 +302,7 @@ export async function resumeTurn(session: string): Promise<void> {
       return;
     }
     attached = true;
+    accepted = Promise.resolve();
     for (const request of snapshot.approvals ?? []) upsertApproval(request);
     live.value = {
       session,

@@ -54,7 +54,8 @@ export type ChatEvent =
   | { event: 'approval-resolved'; data: ApprovalResolved }
   | {
       event: 'done' | 'error';
-      data: { reply: string; session: string; usage?: Usage; kind: string; notice?: string };
+      /** `state`: on a watched turn's stream (`done`, `stopped` or `error`). */
+      data: { reply: string; session: string; usage?: Usage; kind: string; notice?: string; state?: string };
     };
 
 /** Starts a turn; `onOpen` runs once the gateway accepted it (from then on it can be stopped). */
