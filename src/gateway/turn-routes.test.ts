@@ -109,11 +109,13 @@ describe('turns that outlive their request', () => {
       const before = model.requests.length;
       const client = new AbortController();
       const session = `json-${keepRunning}`;
-      const answered = call('/api/chat', {
-        method: 'POST',
-        body: JSON.stringify({ message: 'go', session, keepRunning }),
-        signal: client.signal,
-      }).catch(() => undefined);
+      const answered = Promise.resolve(
+        call('/api/chat', {
+          method: 'POST',
+          body: JSON.stringify({ message: 'go', session, keepRunning }),
+          signal: client.signal,
+        }),
+      ).catch(() => undefined);
       await until(() => model.requests.length === before + 2, 'the held second step');
       client.abort();
       if (keepRunning) {
