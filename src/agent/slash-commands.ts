@@ -3,7 +3,7 @@ import type { SessionRecord } from './session-store.js';
 
 /** A slash command other modules add (`/memory`, `/forget …`); it runs in the session's turn order. */
 export interface RuntimeCommand {
-  /** One line for /help. */
+  /** One line for /help, plain text (a Markdown code span in it is shown without its backticks). */
   description: string;
   /** Returns the text to send back. `args` is what followed the command word, trimmed. */
   run(
@@ -22,12 +22,23 @@ const FACE_HELP: Record<string, string[][]> = {
   cli: [['exit', 'leave the chat (also Ctrl+D, or Ctrl+C twice)']],
 };
 
-/** The /help text: built-ins, the face's own commands, and (for the owner) the plugged commands. */
+/**
+ * A description as plain text: /help goes out as a notice, which every face shows as written (Telegram escapes
+ * it, the terminal prints it), so Markdown would show its marks — `/subagents cancel ID` with its backticks.
+ */
+function plainText(text: string): string {
+  return text.replace(/`+([^`]+?)`+/g, '$1');
+}
+
+/**
+ * The /help text: built-ins, the face's own commands, and (for the owner) the plugged commands. Plain text,
+ * without Markdown, for every face.
+ */
 export function helpText(commands: Record<string, RuntimeCommand>, channel: string): string {
   const rows = [
     ...BUILT_IN_HELP,
     ...(FACE_HELP[channel] ?? []),
-    ...Object.entries(commands).map(([name, command]) => [name, command.description]),
+    ...Object.entries(commands).map(([name, command]) => [name, plainText(command.description)]),
   ];
   const width = Math.max(...rows.map(([name]) => name!.length)) + 2;
   return ['Commands:', ...rows.map(([name, text]) => `  /${name!.padEnd(width)}${text}`)].join('\n');
