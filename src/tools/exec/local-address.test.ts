@@ -86,6 +86,9 @@ describe('operandHost', () => {
     expect(operandHost('@127.0.0.53')).toBe('127.0.0.53');
     expect(operandHost('--host=127.0.0.1')).toBe('127.0.0.1');
     expect(operandHost('2130706433')).toBe('2130706433');
+    expect(operandHost('0:11434')).toBe('0');
+    expect(operandHost('TCP4:10.0.0.1:80')).toBe('10.0.0.1');
+    expect(operandHost('UNIX-CONNECT:/run/x.sock')).toBe('unix:/run/x.sock');
     // Ports, counts and options are not addresses (the C library would read `6379` as 0.0.24.251).
     for (const text of ['6379', '80', '0x10', '-s', '--insecure', ''])
       expect(operandHost(text), text).toBe(undefined);
@@ -125,6 +128,15 @@ describe('exec: a network command that reaches a local or private address', () =
       ['https_proxy=http://127.0.0.1:3128 curl https://example.com', '127.0.0.1'],
       ['python3 client.py http://localhost:6379', 'localhost'],
       ['sh -c "curl -s http://127.0.0.1:11434"', '127.0.0.1'],
+      ['curl -s 0:11434', '0'],
+      ['socat - TCP:127.0.0.1:6379', '127.0.0.1'],
+      ['curl --unix-socket /run/docker.sock http://x/containers/json', 'unix:/run/docker.sock'],
+      ['nc -U /tmp/app.sock', 'unix:/tmp/app.sock'],
+      ['socat - UNIX-CONNECT:/run/user/0/bus', 'unix:/run/user/0/bus'],
+      // Clients that talk to a server on this machine unless told another host.
+      ['ollama list', 'localhost'],
+      ['redis-cli keys "*"', 'localhost'],
+      ['psql -c "select 1"', 'localhost'],
     ])
       expect(await signaturesOf(command!), command).toContain(`${LOCAL} (${shown})`);
   });
@@ -140,7 +152,13 @@ describe('exec: a network command that reaches a local or private address', () =
         'curl http://8.8.8.8',
       ],
       ...['echo "open http://localhost:3000"', 'grep 127.0.0.1 /etc/hosts', 'curl http://127.0.0.1.nip.io/'],
-      ...['curl http://172.32.0.1/', 'wget https://mirror/x.tar.gz'],
+      ...[
+        'curl http://172.32.0.1/',
+        'wget https://mirror/x.tar.gz',
+        'ollama --version',
+        'nmap -p 80/tcp x.example',
+      ],
+      ...['redis-cli -h cache.example.com ping', 'psql postgresql://db.example.com/app -c "select 1"'],
     ])
       expect(await signaturesOf(command), command).toEqual([]);
   });

@@ -78,6 +78,8 @@ export function isLocalHost(host: string, localNames: ReadonlySet<string>): bool
   }
   text = text.replace(/\.$/, '');
   if (text === '') return false;
+  // A unix socket (`curl --unix-socket`, `nc -U`, socat's UNIX-CONNECT:) is a service on this machine.
+  if (text.startsWith('unix:')) return true;
   if (LOOPBACK_NAMES.test(text) || localNames.has(text)) return true;
   const bytes = addressOf(text);
   return bytes !== undefined && isLocalIp(bytes);
@@ -94,6 +96,10 @@ export function operandHost(text: string): string | undefined {
   const option = /^--?[\w-]+=(.*)$/s.exec(value);
   if (option) value = option[1]!;
   else if (value.startsWith('-')) return undefined;
+  if (/^(unix|unix-connect|unix-client|abstract-connect|abstract-client):/i.test(value))
+    return `unix:${value.slice(value.indexOf(':') + 1)}`;
+  // socat's `TCP:host:port`, `OPENSSL:host:port` …
+  value = value.replace(/^(tcp[46]?|udp[46]?|sctp|dccp|openssl|ssl|proxy)(-connect)?:/i, '');
   value = value.replace(/^@/, '').replace(/^[^@/\s]*@/, '');
   const bracketed = /^\[([^\]]+)\]/.exec(value);
   if (bracketed) return `[${bracketed[1]}]`;
@@ -101,7 +107,9 @@ export function operandHost(text: string): string | undefined {
   if ((value.match(/:/g) ?? []).length > 1 && parseIp(value.replace(/%.*$/, ''))) return value;
   const host = value.split(/[/:?#]/)[0] ?? '';
   if (host === '') return undefined;
-  if (/^(0x[0-9a-f]+|\d+)$/i.test(host) && Number(host) < 2 ** 24) return undefined;
+  // `0:11434` is 0.0.0.0 with a port; a number alone is a port or a count.
+  if (/^(0x[0-9a-f]+|\d+)$/i.test(host) && Number(host) < 2 ** 24 && !(host === '0' && value !== '0'))
+    return undefined;
   return host;
 }
 
@@ -122,4 +130,27 @@ export function takesNumber(program: string, option: string | undefined): boolea
   if (!option) return false;
   const short = SHORT_NUMBER_OPTIONS[/^(nc|ncat|netcat)([.-].*)?$/.test(program) ? 'nc' : program];
   return NUMBER_OPTIONS.test(option) || short?.test(option) === true;
+}
+
+/** Options whose value is a unix socket to connect to (curl's, netcat's `-U`). */
+export function socketOption(program: string, option: string | undefined): boolean {
+  if (option === '--unix-socket' || option === '--abstract-unix-socket') return true;
+  return option === '-U' && /^(nc|ncat|netcat)([.-].*)?$/.test(program);
+}
+
+/** Clients that connect to a service on this machine unless told another host (`-h`, `--host`, a URL). */
+const LOCAL_BY_DEFAULT = new Set([
+  ...['redis-cli', 'valkey-cli', 'psql', 'pg_dump', 'pg_isready', 'mysql', 'mariadb', 'mysqldump'],
+  ...['mongo', 'mongosh', 'etcdctl', 'ollama'],
+]);
+
+/**
+ * Whether running `program` with `args` reaches its default local server (`redis-cli` → 127.0.0.1:6379,
+ * `ollama list` → 127.0.0.1:11434, `psql` → the local socket): no host option and no URL among the args,
+ * and more than `--version`/`--help`.
+ */
+export function reachesDefaultLocal(program: string, args: readonly string[]): boolean {
+  if (!LOCAL_BY_DEFAULT.has(program)) return false;
+  if (args.some((arg) => /^(--?(version|help)|-V|-\?|help)$/.test(arg))) return false;
+  return !args.some((arg) => /^(-h|-u|-H|--host|--uri|--url|--endpoints)(=|$)|:\/\//.test(arg));
 }

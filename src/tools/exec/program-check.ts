@@ -15,7 +15,7 @@ import {
 import { folderOf } from './cwd-tracker.js';
 import { type FileEffects, fileEffects, noEffects } from './file-effects.js';
 import { parseGit } from './git-effects.js';
-import { operandHost, takesNumber } from './local-address.js';
+import { operandHost, reachesDefaultLocal, socketOption, takesNumber } from './local-address.js';
 import { checkNamedLocations } from './named-locations.js';
 import { hostsIn, reachesNetwork } from './network-programs.js';
 import { SAFE_DEVICES } from './path-refs.js';
@@ -271,14 +271,24 @@ export abstract class ProgramCheck implements RuleHost {
         this.host(found);
         if (!PRINTS_ONLY.has(name)) this.address(found);
       }
-      const operand = client && !arg.dynamic && !takesNumber(name, args[index - 1]?.text);
+      const previous = args[index - 1]?.text;
+      const operand = client && !arg.dynamic && !takesNumber(name, previous);
       const named = operand ? operandHost(arg.text) : undefined;
       if (named) this.address(named);
+      if (!arg.dynamic && socketOption(name, previous)) this.address(`unix:${arg.text}`);
       if ((name === 'env' || DECLARATIONS.has(name)) && /^[A-Za-z_]\w*\+?=/.test(arg.text))
         checkAssignment(this, arg);
     });
     if (!wrapper) checkNamedLocations(this, name, args, targets);
     if (network) this.network();
+    if (
+      !wrapper &&
+      reachesDefaultLocal(
+        name,
+        args.map((arg) => arg.text),
+      )
+    )
+      this.address('localhost');
     if (name === 'alias' && !this.repeat) this.defineAliases(args);
   }
 
