@@ -162,4 +162,11 @@ describe('the quick start, in a clean clone', () => {
     const offenders = files.filter((file) => /npx wren [a-z]/.test(readFileSync(join(clone, file), 'utf8')));
     expect(offenders).toEqual([]);
   });
+
+  it('npm ci has no install script to warn about: each is allowed or denied in allowScripts', () => {
+    // protobufjs (a dev dependency of a fake server) is denied: its postinstall only warns about its
+    // version scheme.
+    const listed = execFileSync('npm', ['install-scripts', 'ls'], { encoding: 'utf8' });
+    expect(listed.trim()).toBe('No packages with unreviewed install scripts.');
+  });
 });
