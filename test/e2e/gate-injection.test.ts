@@ -202,7 +202,9 @@ describe('prompt injection through a fetched page', () => {
     const setup = gatedRuntime({ model: pool, tools: [webFetch], gate });
     cleanups.push(setup.close);
     const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'wren-plant-')), 'wren.db'));
-    cleanups.push(async () => db.close());
+    cleanups.push(async () => {
+      db.close();
+    });
     const file = join(setup.workspace, 'jobs.yaml');
     writeFileSync(
       file,
