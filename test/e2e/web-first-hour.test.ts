@@ -294,7 +294,9 @@ describe('the web app in the first hour', { timeout: 45_000 }, () => {
   it('labels the approval modes as docs/gate.md describes them (auto still asks for danger signatures)', async () => {
     const page = await signedIn();
     await go(page, 'Settings');
-    const options = await page.getByLabel('Approval mode').locator('option').allTextContents();
+    const mode = page.getByLabel('Approval mode');
+    await mode.waitFor();
+    const options = await mode.locator('option').allTextContents();
     expect(options).toContain('Auto — asks only for danger signatures, taint and rules');
     expect(options.join('\n')).not.toMatch(/never ask/i);
   });
