@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -82,6 +82,48 @@ describe.runIf(process.platform === 'linux')('the sandbox probe is always reaped
     expect(resolveSandbox('auto', probe)).toMatchObject({ mode: 'bwrap', refused: true });
     await stopSandboxProbes(); // nothing left: returns at once
   });
+
+  it('the real probe leaves no process behind for anyone to reap (bwrap is run as pid 1 of its namespace)', () => {
+    const sandbox = fileURLToPath(new URL('./sandbox.ts', import.meta.url));
+    const script = join(base, 'probe-once.mts');
+    writeFileSync(
+      script,
+      `import { checkSandbox } from ${JSON.stringify(sandbox)};\n` +
+        'process.stdout.write(JSON.stringify(await checkSandbox({ fresh: true })));\n',
+    );
+    // A child subreaper adopts every orphan of the probe's process tree: what it collects after the probe
+    // process has exited is what was left to init (a zombie in containers whose init does not reap).
+    const reaper = join(base, 'subreaper.py');
+    writeFileSync(
+      reaper,
+      [
+        'import ctypes, os, subprocess, sys',
+        'assert ctypes.CDLL(None).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER',
+        'subprocess.run(sys.argv[1:], check=True)',
+        'adopted = []',
+        'while True:',
+        '    try:',
+        '        info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOWAIT)',
+        '    except ChildProcessError:',
+        '        break',
+        '    adopted.append(open(f"/proc/{info.si_pid}/comm").read().strip())',
+        '    os.waitpid(info.si_pid, 0)',
+        'print("\\nadopted:" + ",".join(adopted))',
+      ].join('\n'),
+    );
+    const output = execFileSync('python3', [reaper, process.execPath, '--import', 'tsx', script], {
+      encoding: 'utf8',
+    });
+    const [answer = '', adopted = ''] = output.split('\nadopted:');
+    expect(JSON.parse(answer)).toHaveProperty('available');
+    // tsx's esbuild helper may be adopted too; no bwrap process may be.
+    expect(
+      adopted
+        .trim()
+        .split(',')
+        .filter((name) => name === 'bwrap'),
+    ).toEqual([]);
+  }, 30_000);
 
   it('a SIGTERM during the probe (nothing else listening yet) reaps it, then still ends the process', async () => {
     const { command, token } = slowBwrap();

@@ -107,11 +107,14 @@ export function checkSandbox(options: { command?: string; fresh?: boolean } = {}
   const probe = new Promise<SandboxProbe>((resolveProbe) => {
     // Before the child exists, so no signal can find it unguarded.
     guardSignals();
+    // `--as-pid-1`: without it bwrap starts an init in the new pid namespace and exits without reaping it,
+    // which leaves that init a zombie for whatever adopts it; as pid 1, `true` is bwrap's own child, reaped.
     const child = spawn(
       command,
       [
         '--die-with-parent',
         '--unshare-all',
+        '--as-pid-1',
         '--ro-bind',
         '/',
         '/',
