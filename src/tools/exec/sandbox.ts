@@ -73,16 +73,18 @@ const guards = new Map<NodeJS.Signals, () => void>();
  * listens yet, as early in `wren start`) would orphan the probe: its parent gone, it is never reaped (in a
  * container whose init does not reap, it stays a zombie). The guard stops the probes, waits for them to be
  * reaped, then raises the signal again, so the process still ends the way the signal says. When another
- * listener handles the signal, the guard only stops the probes.
+ * listener handles the signal, the guard does nothing (whoever ends the process then should await
+ * stopSandboxProbes first).
  */
 function guardSignals(): void {
   for (const signal of GUARDED) {
     if (guards.has(signal)) continue;
     const guard = () => {
-      const alone = process.listenerCount(signal) === 1;
+      // Another listener decides what the signal means (`wren chat`'s Ctrl+C stops a turn): leave it be.
+      if (process.listenerCount(signal) > 1) return;
       void stopSandboxProbes().then(() => {
         unguardSignals();
-        if (alone && process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
       });
     };
     guards.set(signal, guard);
