@@ -8,6 +8,7 @@ import type {
 } from '../bus/messages.js';
 import type { ChannelBus } from '../channels/channel-bus.js';
 import type { GatewayLink } from './gateway-client.js';
+import { wren } from './wren-command.js';
 
 interface ServerEvent {
   event?: string;
@@ -200,14 +201,14 @@ export function createRemoteChatBus(
           if (refused && attempt === 0 && (await refresh())) continue;
           return failed(
             message,
-            `The gateway at ${link.url} stopped answering (${(error as Error).message}). Start it again with \`wren start\`, then leave and run \`wren chat\` again.`,
+            `The gateway at ${link.url} stopped answering (${(error as Error).message}). Start it again with \`${wren()} start\`, then leave and run \`${wren()} chat\` again.`,
           );
         }
         if (outcome !== 'unauthorized') return outcome;
         if (attempt === 0 && (await refresh())) continue;
         return failed(
           message,
-          'The gateway no longer accepts this chat (it was restarted); leave and run `wren chat` again.',
+          `The gateway no longer accepts this chat (it was restarted); leave and run \`${wren()} chat\` again.`,
         );
       }
     },

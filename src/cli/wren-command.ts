@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { delimiter, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { delimiter, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Where this CLI lives and how the owner's shell finds things, injectable for tests. */
@@ -21,7 +21,7 @@ function realpath(path: string): string | undefined {
 /**
  * How the owner runs *this* CLI from their shell, for the commands Wren's hints suggest: `wren` when a `wren`
  * on PATH is this very CLI (npm link, a global install, the clone's shim symlinked there); in a clone, its
- * `./wren` shim (relative to the working folder when inside the clone, else its absolute path); otherwise
+ * shim — `./wren` from the clone's folder, its absolute path from anywhere else; otherwise
  * `node <main.js>`. Never suggests a command that would run another Wren, or rebuild one (as `npx wren` does).
  */
 export function wrenCommand(context: WrenCommandContext = defaultContext()): string {
@@ -35,8 +35,7 @@ export function wrenCommand(context: WrenCommandContext = defaultContext()): str
     if (found && (found === main || (hasShim && found === realpath(shim)))) return 'wren';
   }
   if (!hasShim) return `node ${main}`;
-  const inside = relative(context.cwd, shim);
-  return inside.startsWith('..') || isAbsolute(inside) ? shim : `.${sep}${inside}`;
+  return (realpath(context.cwd) ?? resolve(context.cwd)) === root ? `.${sep}wren` : shim;
 }
 
 let cached: string | undefined;

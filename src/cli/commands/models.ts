@@ -3,6 +3,7 @@ import { loadConfig, resolveEndpoints } from '../../config/load-config.js';
 import { PROVIDER_PRESETS } from '../../llm/provider-presets.js';
 import { testEndpoint } from '../../llm/test-endpoint.js';
 import { EXIT } from '../report-failure.js';
+import { wren } from '../wren-command.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -10,7 +11,7 @@ const out = (line: string) => process.stdout.write(`${line}\n`);
 export async function runModelsList(options: { home: string }): Promise<number> {
   ensureHome(options.home);
   const endpoints = resolveEndpoints(loadConfig(options.home));
-  if (endpoints.length === 0) out('No models configured (run `wren onboard`).');
+  if (endpoints.length === 0) out(`No models configured (run \`${wren()} onboard\`).`);
   for (const endpoint of endpoints) {
     out(
       `${endpoint.name.padEnd(16)} ${endpoint.protocol.padEnd(9)} ${endpoint.model} @ ${endpoint.baseUrl}  tags: ${endpoint.tags.join(',')}  priority: ${endpoint.priority}${endpoint.enabled ? '' : '  (disabled)'}`,
@@ -38,7 +39,7 @@ export async function runModelsTest(options: { home: string; name?: string }): P
     process.stderr.write(
       options.name
         ? `wren: no model named "${options.name}" (configured: ${all.map((endpoint) => endpoint.name).join(', ') || 'none'})\n`
-        : 'wren: no models configured (run `wren onboard`)\n',
+        : `wren: no models configured (run \`${wren()} onboard\`)\n`,
     );
     return EXIT.usage;
   }

@@ -12,6 +12,7 @@ import { ConfigError } from '../../util/config-error.js';
 import { callGateway, findGateway } from '../gateway-client.js';
 import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
+import { wren } from '../wren-command.js';
 import { mcpServerStatuses } from './mcp.js';
 
 /** What the running gateway reports of itself (`GET /api/status`), as far as status shows it. */
@@ -158,7 +159,7 @@ function printGateway(gateway: Awaited<ReturnType<typeof gatewayState>>): void {
   } else if ('problem' in gateway && gateway.problem) {
     out(`gateway   not reachable: ${gateway.problem}`);
   } else {
-    out('gateway   not running; start it with `wren start`');
+    out(`gateway   not running; start it with \`${wren()} start\``);
   }
 }
 
@@ -185,7 +186,7 @@ function printStatus(status: {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`home      ${status.home}`);
   printGateway(status.gateway);
-  if (status.models.length === 0) out('models    none configured: run `wren onboard`');
+  if (status.models.length === 0) out(`models    none configured: run \`${wren()} onboard\``);
   for (const model of status.models) {
     out(
       `model     ${model.name}: ${model.protocol} ${model.model} @ ${model.baseUrl} [${model.tags.join(', ')}] priority ${model.priority}${model.enabled ? '' : ' (disabled)'}`,

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { callGateway, findGateway } from '../gateway-client.js';
 import { EXIT } from '../report-failure.js';
+import { wren } from '../wren-command.js';
 
 /** The program that opens a URL in the desktop's browser, per platform. */
 function opener(): { command: string; args: string[] } | undefined {
@@ -28,7 +29,7 @@ export function registerWebCommands(program: Command, home: () => string): void 
       if (found.state !== 'running') {
         process.stderr.write(
           found.state === 'none'
-            ? 'wren: no gateway runs for this home; start one with `wren start`\n'
+            ? `wren: no gateway runs for this home; start one with \`${wren()} start\`\n`
             : `wren: the gateway at ${found.url} could not be verified: ${found.reason}\n`,
         );
         process.exitCode = EXIT.failed;
