@@ -139,7 +139,7 @@ describe('the quick start, in a clean clone', () => {
       await new Promise((done) => (gateway?.exitCode !== null ? done(null) : gateway.once('exit', done)));
     }
     expect(snapshot(join(clone, 'dist'))).toEqual(built);
-  });
+  }, 60_000);
 
   it('an `npx wren` out of habit does not rebuild an existing dist/ either (prepare under npm exec)', () => {
     const built = snapshot(join(clone, 'dist'));
