@@ -320,7 +320,7 @@ export class EndpointPool implements ChatModel {
     if (chat.length > 0)
       return 'Every model endpoint is disabled. Enable one under `models:` in config.yaml.';
     return this.#endpoints.length === 0
-      ? 'No model endpoint is configured. Add one under `models:` in config.yaml (see `wren models presets`).'
+      ? 'No model endpoint is configured. Add one under `models:` in config.yaml (run `wren onboard`, or `wren models` for the presets).'
       : 'Only an embedding model (tag `embedding`) is configured; it cannot chat. Add a chat model under `models:` in config.yaml.';
   }
 
