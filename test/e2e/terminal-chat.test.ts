@@ -15,7 +15,7 @@ const config = () =>
 // dash that waits for its child dies of a Ctrl+C's SIGINT itself (exit 130), even when Wren exits 0: that was
 // the flake under load, when the second Ctrl+C arrived while Wren was still closing.
 const chat = (home: string, steps: Array<[RegExp, string]>) =>
-  runInPty(`exec ${process.execPath} ${CLI} chat`, cliEnv(home), steps);
+  runInPty(`${process.execPath} ${CLI} chat`, cliEnv(home), steps);
 
 describe('wren chat in a terminal', () => {
   it('streams a reply, shows tool progress, /stop cancels a slow reply, /new starts over, Ctrl+C twice leaves', async () => {

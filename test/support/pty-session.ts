@@ -7,9 +7,12 @@ export interface PtyResult {
 }
 
 /**
- * Runs `command` in a real pseudo-terminal (util-linux `script`, 120×40) and answers it: each step waits until
+ * Runs `command` (one program and its arguments) in a real pseudo-terminal (util-linux `script`, 120×40) and
+ * answers it: each step waits until
  * `expect` matches the output drawn since the previous step, then sends `keys`. Rejects with the recent
- * screen when a step does not come within `timeoutMs`.
+ * screen when a step does not come within `timeoutMs`. The shell `exec`s the program, so a Ctrl+C reaches only
+ * it: a shell left between the pty and the program could die of SIGINT itself (exit 130) while the program
+ * exits 0.
  */
 export function runInPty(
   command: string,
@@ -18,7 +21,7 @@ export function runInPty(
   timeoutMs = 15_000,
 ): Promise<PtyResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qfec', `stty cols 120 rows 40; ${command}`, '/dev/null'], {
+    const child = spawn('script', ['-qfec', `stty cols 120 rows 40; exec ${command}`, '/dev/null'], {
       env: { ...env, TERM: 'xterm' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
