@@ -118,7 +118,15 @@ describe('runTerminalChat at the prompt', () => {
     input.write('how ar');
     await until(() => screen.endsWith('how ar'), 'the typed text echoed');
     const before = screen.length;
-    await channel.send({ channel: 'cli', chatId: 'terminal', text: '⏰ stretch' });
+    await channel.send({
+      channel: 'cli',
+      chatId: 'terminal',
+      replyTo: '',
+      sessionId: 'reminders',
+      kind: 'message',
+      text: '⏰ stretch',
+      usage: { inputTokens: 0, outputTokens: 0 },
+    });
     const drawn = screen.slice(before);
     // Back to the line's start and cleared (no "you › how arwren › …"), the reminder, then the prompt and the
     // typed text again, ready to go on.
