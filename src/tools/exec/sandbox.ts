@@ -48,8 +48,6 @@ let cached: Promise<SandboxProbe> | undefined;
 
 /** Probes still running: each child and a promise that settles once it has exited and been reaped. */
 const running = new Map<ChildProcess, Promise<void>>();
-/** Signals that would end this process by default while a probe runs (see guardSignals). */
-const GUARDED: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 
 /**
  * Stops every probe still running (SIGKILL) and resolves once each child has exited and been reaped, so
@@ -66,49 +64,16 @@ export async function stopSandboxProbes(): Promise<void> {
   await Promise.all(exits);
 }
 
-const guards = new Map<NodeJS.Signals, () => void>();
-
-/**
- * While a probe runs, a SIGTERM, SIGINT or SIGHUP that would end the process by default (nothing else
- * listens yet, as early in `wren start`) would orphan the probe: its parent gone, it is never reaped (in a
- * container whose init does not reap, it stays a zombie). The guard stops the probes, waits for them to be
- * reaped, then raises the signal again, so the process still ends the way the signal says. When another
- * listener handles the signal, the guard does nothing (whoever ends the process then should await
- * stopSandboxProbes first).
- */
-function guardSignals(): void {
-  for (const signal of GUARDED) {
-    if (guards.has(signal)) continue;
-    const guard = () => {
-      // Another listener decides what the signal means (`wren chat`'s Ctrl+C stops a turn): leave it be.
-      if (process.listenerCount(signal) > 1) return;
-      void stopSandboxProbes().then(() => {
-        unguardSignals();
-        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-      });
-    };
-    guards.set(signal, guard);
-    process.on(signal, guard);
-  }
-}
-
-function unguardSignals(): void {
-  for (const [signal, guard] of guards) process.removeListener(signal, guard);
-  guards.clear();
-}
-
 /**
  * Whether `bwrap` is installed and can create its namespaces here (containers often refuse user
  * namespaces). Runs `bwrap … true` once and caches the answer (`fresh` probes again; a custom `command`
- * is never cached); never throws. The child is always reaped: stopSandboxProbes ends it and waits, and a
- * terminating signal during the probe waits for it too.
+ * is never cached); never throws. Whoever stops the process should await stopSandboxProbes() first, so the
+ * child is reaped here rather than orphaned.
  */
 export function checkSandbox(options: { command?: string; fresh?: boolean } = {}): Promise<SandboxProbe> {
   if (cached && !options.fresh && !options.command) return cached;
   const command = options.command ?? 'bwrap';
   const probe = new Promise<SandboxProbe>((resolveProbe) => {
-    // Before the child exists, so no signal can find it unguarded.
-    guardSignals();
     // `--as-pid-1`: without it bwrap starts an init in the new pid namespace and exits without reaping it,
     // which leaves that init a zombie for whatever adopts it; as pid 1, `true` is bwrap's own child, reaped.
     const child = spawn(
@@ -137,7 +102,6 @@ export function checkSandbox(options: { command?: string; fresh?: boolean } = {}
     );
     const settle = (answer: SandboxProbe) => {
       running.delete(child);
-      if (running.size === 0) unguardSignals();
       reaped();
       resolveProbe(answer);
     };
