@@ -1,7 +1,6 @@
 import { type FSWatcher, mkdirSync, rmSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
-import type { Tool } from '../agent/tool.js';
 import type { McpPinRepository } from '../store/mcp-pin-repository.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { type Env, mergeEnv, readDotEnv } from '../util/interpolate.js';
@@ -11,6 +10,7 @@ import type { GroupedToolRegistry } from './grouped-tool-registry.js';
 import { DEFAULT_MCP_SETTINGS, type McpSettings } from './mcp-config.js';
 import { McpConnection } from './mcp-connection.js';
 import { describeLaunch, loadMcpServers, type McpFileEntry } from './mcp-file.js';
+import type { McpServerControl } from './mcp-server-control.js';
 import { createMcpServerTool, MCP_SERVER } from './mcp-server-tool.js';
 import { type McpServerStatus, mcpStatusPath } from './mcp-status.js';
 import { createMcpTool } from './mcp-tool.js';
@@ -37,23 +37,13 @@ export interface McpManagerDeps {
 }
 
 /** The running MCP side of Wren. */
-export interface McpManager {
-  readonly file: string;
+export interface McpManager extends McpServerControl {
   /** Registers `mcp_server`, starts enabled servers in the background and watches mcp.json. Returns at once. */
   start(): void;
   /** Stops every server, unregisters their tools and stops watching. Idempotent. */
   stop(): Promise<void>;
-  status(): McpServerStatus[];
-  /** Re-reads mcp.json now: added servers start, removed ones stop, changed ones restart. Never throws. */
-  reload(): void;
   /** Approves a held server's changed tool definitions; they are registered at once. */
   approve(name: string): { ok: true; change: string } | { ok: false; reason: string };
-  /** The live connection of a server, when it is enabled. */
-  connection(name: string): McpConnection | undefined;
-  /** The mcp.json entry of a server as written. */
-  entry(name: string): McpFileEntry | undefined;
-  /** The tools registered for a server (empty unless it is ready and not held). */
-  tools(name: string): Tool[];
 }
 
 interface ServerRecord {

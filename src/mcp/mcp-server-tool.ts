@@ -3,8 +3,8 @@ import { type Tool, type ToolAssessment, ToolError } from '../agent/tool.js';
 import { toolSchema } from '../tools/tool-schema.js';
 import { SERVER_NAME } from './mcp-config.js';
 import { describeLaunch, updateMcpServers } from './mcp-file.js';
-import type { McpManager } from './mcp-manager.js';
 import { findPreset } from './mcp-presets.js';
+import type { McpServerControl } from './mcp-server-control.js';
 import { formatMcpStatus } from './mcp-status.js';
 
 export const MCP_SERVER = 'mcp_server';
@@ -85,7 +85,7 @@ function launchSignature(entry: Record<string, unknown>): string {
  * server starts a program or opens a connection: `assess` reports the exact, untruncated command line as a
  * danger signature, so the gate asks the owner.
  */
-export function createMcpServerTool(manager: McpManager): Tool {
+export function createMcpServerTool(manager: McpServerControl): Tool {
   const rawEntry = (name: string) => manager.entry(name)?.raw ?? findPreset(name)?.entry;
   return {
     name: MCP_SERVER,
@@ -139,7 +139,7 @@ export function createMcpServerTool(manager: McpManager): Tool {
   };
 }
 
-function connected(manager: McpManager, name: string) {
+function connected(manager: McpServerControl, name: string) {
   const connection = manager.connection(name);
   if (!connection) {
     const known = manager.status().map((server) => server.name);
@@ -152,7 +152,7 @@ function connected(manager: McpManager, name: string) {
   return connection;
 }
 
-function listTools(manager: McpManager, name: string) {
+function listTools(manager: McpServerControl, name: string) {
   connected(manager, name);
   const status = manager.status().find((server) => server.name === name);
   if (status?.state !== 'ready') {
@@ -170,7 +170,7 @@ function listTools(manager: McpManager, name: string) {
   };
 }
 
-function add(manager: McpManager, args: Args) {
+function add(manager: McpServerControl, args: Args) {
   const name = requireName(args);
   if (!SERVER_NAME.test(name)) {
     throw new ToolError('A server name may use letters, digits, "_", "-" and "." (at most 48 characters).');
@@ -189,7 +189,7 @@ function add(manager: McpManager, args: Args) {
   };
 }
 
-function edit(manager: McpManager, name: string, action: 'remove' | 'enable' | 'disable') {
+function edit(manager: McpServerControl, name: string, action: 'remove' | 'enable' | 'disable') {
   const preset = findPreset(name);
   if (!manager.entry(name) && !(action === 'enable' && preset)) {
     const known = manager.status().map((server) => server.name);
@@ -210,7 +210,12 @@ function edit(manager: McpManager, name: string, action: 'remove' | 'enable' | '
 }
 
 /** `read_resource`: one resource of a connected server, text inline, binary described. */
-async function readResource(manager: McpManager, name: string, uri: string | undefined, signal: AbortSignal) {
+async function readResource(
+  manager: McpServerControl,
+  name: string,
+  uri: string | undefined,
+  signal: AbortSignal,
+) {
   if (!uri) throw new ToolError('mcp_server read_resource needs "uri".');
   const result = await connected(manager, name).readResource(uri, signal);
   const parts = result.contents.map((item) =>

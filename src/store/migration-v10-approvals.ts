@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Schema v10: approval requests still waiting for the owner. A row lives from the moment a call is held

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Schema v11: embeddings for semantic memory search. Plain tables only, so every Wren can open the file

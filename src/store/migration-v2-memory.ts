@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /** The text of a stored message for search: a user/assistant string, or the text parts of user content. */
 const MESSAGE_TEXT = `substr(CASE json_type(new.content, '$.content')

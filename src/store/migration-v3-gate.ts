@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Schema v3, the gate. `audit_log` is append-only (triggers refuse UPDATE and DELETE); `grants` rows are

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Schema v4: pinned MCP tool definitions. One row per (server, definitions hash): `approved_at` is set once the

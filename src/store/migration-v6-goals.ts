@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Schema v6: goals with steps and proposals. Times are UTC Unix milliseconds; `due_date` is a local

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Schema v7: the scheduler's state of the cron jobs defined in `jobs.yaml` (the file is the definition; this

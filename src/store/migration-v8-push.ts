@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Schema v8: web push subscriptions (the browsers the owner allowed to show notifications). `endpoint` is

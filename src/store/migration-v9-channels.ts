@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { Migration } from './migration.js';
 
 /**
  * Schema v9: what chat platforms need to survive a restart.

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import type { Migration } from './migration.js';
 import { MIGRATION_V2 } from './migration-v2-memory.js';
 import { MIGRATION_V3 } from './migration-v3-gate.js';
 import { MIGRATION_V4 } from './migration-v4-mcp.js';
@@ -11,12 +12,7 @@ import { MIGRATION_V10 } from './migration-v10-approvals.js';
 import { MIGRATION_V11 } from './migration-v11-embeddings.js';
 import { StoreError } from './store-error.js';
 
-/** One schema step. `up` runs inside a transaction together with the `user_version` bump. */
-export interface Migration {
-  version: number;
-  description: string;
-  up(db: Database): void;
-}
+export type { Migration } from './migration.js';
 
 /**
  * Schema v1. `messages.content` holds the whole ChatMessage as JSON (role included; the `role` column
