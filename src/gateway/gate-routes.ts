@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ApprovalEvent, OutboundMessage } from '../bus/messages.js';
 import type { HttpChannel } from '../channels/http/http-channel.js';
 import type { Gate } from '../gate/create-gate.js';
+import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 import { pump, type SseMessage } from './sse-pump.js';
 
@@ -44,7 +45,9 @@ export function registerGateRoutes(app: Hono, options: GateRouteOptions): void {
   const noGate = problem('no_gate', 'The approval gate is not running in this process.');
 
   app.get('/api/approvals', (c) =>
-    options.gate ? c.json({ pending: options.gate.approvals.pending() }) : c.json(noGate, 503),
+    options.gate
+      ? c.json({ pending: options.gate.approvals.pending() } satisfies Api.ApprovalList)
+      : c.json(noGate, 503),
   );
 
   app.post('/api/approvals/:id', async (c) => {
@@ -71,14 +74,16 @@ export function registerGateRoutes(app: Hono, options: GateRouteOptions): void {
   });
 
   app.get('/api/grants', (c) =>
-    options.gate ? c.json({ grants: options.gate.grants.list() }) : c.json(noGate, 503),
+    options.gate
+      ? c.json({ grants: options.gate.grants.list() } satisfies Api.GrantList)
+      : c.json(noGate, 503),
   );
 
   app.delete('/api/grants/:id', (c) => {
     if (!options.gate) return c.json(noGate, 503);
     const id = c.req.param('id');
     return options.gate.grants.revoke(id)
-      ? c.json({ revoked: id })
+      ? c.json({ revoked: id } satisfies Api.Revoked)
       : c.json(problem('not_found', `No grant ${id} in force.`), 404);
   });
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { TARGET } from '../proactive/proactive-config.js';
 import { GOAL_STATUSES, GoalError, STEP_STATUSES } from '../store/goal-records.js';
 import type { GoalRepository } from '../store/goal-repository.js';
+import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 
 const step = z
@@ -118,20 +119,24 @@ export function registerGoalRoutes(
     const filter = c.req.query('status') ?? 'open';
     if (!(LIST_FILTERS as readonly string[]).includes(filter))
       return c.json(problem('bad_request', `status must be one of ${LIST_FILTERS.join(', ')}.`), 400);
-    return c.json({ goals: goals.list(filter as (typeof LIST_FILTERS)[number], 500) });
+    return c.json({ goals: goals.list(filter as (typeof LIST_FILTERS)[number], 500) } satisfies Api.GoalList);
   });
 
   app.get('/api/goals/:id', (c) => {
     const id = idParam(c, 'id');
     if (id === undefined) return badId(c, 'goal');
     const goal = goals.get(id);
-    return goal ? c.json(goal) : c.json(problem('not_found', `There is no goal #${id}.`), 404);
+    return goal
+      ? c.json(goal satisfies Api.GoalDetail)
+      : c.json(problem('not_found', `There is no goal #${id}.`), 404);
   });
 
   app.post('/api/goals', async (c) => {
     const parsed = await body(c, newGoal);
     if (!parsed.ok) return parsed.response;
-    return answer(c, () => c.json(changed(goals.create(defined(parsed.value))), 201));
+    return answer(c, () =>
+      c.json(changed(goals.create(defined(parsed.value))) satisfies Api.GoalDetail, 201),
+    );
   });
 
   app.patch('/api/goals/:id', async (c) => {
@@ -139,7 +144,7 @@ export function registerGoalRoutes(
     if (id === undefined) return badId(c, 'goal');
     const parsed = await body(c, goalChanges);
     if (!parsed.ok) return parsed.response;
-    return answer(c, () => c.json(changed(goals.update(id, defined(parsed.value)))));
+    return answer(c, () => c.json(changed(goals.update(id, defined(parsed.value))) satisfies Api.GoalDetail));
   });
 
   app.post('/api/goals/:id/steps', async (c) => {
@@ -147,7 +152,7 @@ export function registerGoalRoutes(
     if (id === undefined) return badId(c, 'goal');
     const parsed = await body(c, step);
     if (!parsed.ok) return parsed.response;
-    return answer(c, () => c.json(goals.addStep(id, defined(parsed.value)), 201));
+    return answer(c, () => c.json(goals.addStep(id, defined(parsed.value)) satisfies Api.GoalStep, 201));
   });
 
   app.patch('/api/goals/:id/steps/:step', async (c) => {
@@ -156,7 +161,9 @@ export function registerGoalRoutes(
     if (id === undefined || stepId === undefined) return badId(c, id === undefined ? 'goal' : 'step');
     const parsed = await body(c, stepChanges);
     if (!parsed.ok) return parsed.response;
-    return answer(c, () => c.json(goals.updateStep(id, stepId, defined(parsed.value))));
+    return answer(c, () =>
+      c.json(goals.updateStep(id, stepId, defined(parsed.value)) satisfies Api.GoalStep),
+    );
   });
 
   app.post('/api/goals/proposals/:id/accept', (c) => {

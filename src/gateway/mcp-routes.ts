@@ -5,6 +5,7 @@ import { loadMcpServers, type McpFileEntry, setMcpServerEnabled } from '../mcp/m
 import type { McpServerStatus } from '../mcp/mcp-status.js';
 import { ConfigError } from '../util/config-error.js';
 import { type Env, mergeEnv, readDotEnv } from '../util/interpolate.js';
+import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 
 export interface McpRouteOptions {
@@ -94,7 +95,7 @@ export function registerMcpRoutes(app: Hono, options: McpRouteOptions): void {
     };
   };
 
-  app.get('/api/mcp', (c) => c.json(list()));
+  app.get('/api/mcp', (c) => c.json(list() satisfies Api.McpList));
 
   const toggle = (c: Context, enabled: boolean) => {
     const name = c.req.param('name') ?? '';
@@ -115,7 +116,7 @@ export function registerMcpRoutes(app: Hono, options: McpRouteOptions): void {
     const note = live
       ? undefined
       : 'mcp.hot_reload is false in config.yaml: the change applies at the next start';
-    return c.json({ server, ...(note ? { note } : {}) });
+    return c.json({ server, ...(note ? { note } : {}) } satisfies Api.McpToggled);
   };
 
   app.post('/api/mcp/:name/enable', (c) => toggle(c, true));

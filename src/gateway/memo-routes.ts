@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { Memo, MemoRepository } from '../store/memo-repository.js';
+import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 import { badId, limitBody, positiveId, validBody, wholeQuery } from './route-input.js';
 
@@ -52,7 +53,7 @@ export function withTags(body: string, wanted: readonly string[]): string {
 }
 
 /** A memo as the API shows it: the stored fields plus the tags read from its text. */
-const shown = (memo: Memo) => ({ ...memo, tags: tagsOf(memo.text) });
+const shown = (memo: Memo): Api.Memo => ({ ...memo, tags: tagsOf(memo.text) });
 
 /**
  * The owner's memos over HTTP, on the repository the `memo` tool and `wren memo` use:
@@ -77,7 +78,7 @@ export function registerMemoRoutes(app: Hono, memos: MemoRepository): void {
     if (limit === 'bad')
       return c.json(problem('bad_request', `limit must be a whole number from 1 to ${LIMIT.max}.`), 400);
     const found = query ? memos.search(query, limit ?? LIMIT.search) : memos.list(limit ?? LIMIT.list);
-    return c.json({ memos: found.map(shown) });
+    return c.json({ memos: found.map(shown) } satisfies Api.MemoList);
   });
 
   app.post('/api/memos', async (c) => {
@@ -89,7 +90,7 @@ export function registerMemoRoutes(app: Hono, memos: MemoRepository): void {
         problem('too_large', `The memo with its tags is over ${MAX_MEMO_CHARS} characters.`),
         413,
       );
-    return c.json({ memo: shown(memos.add(body)) }, 201);
+    return c.json({ memo: shown(memos.add(body)) } satisfies Api.MemoSaved, 201);
   });
 
   app.patch('/api/memos/:id', async (c) => {
@@ -105,10 +106,10 @@ export function registerMemoRoutes(app: Hono, memos: MemoRepository): void {
         problem('too_large', `The memo with its tags is over ${MAX_MEMO_CHARS} characters.`),
         413,
       );
-    if (body === current.text) return c.json({ memo: shown(current) });
+    if (body === current.text) return c.json({ memo: shown(current) } satisfies Api.MemoSaved);
     const memo = memos.update(id, body);
     return memo
-      ? c.json({ memo: shown(memo) })
+      ? c.json({ memo: shown(memo) } satisfies Api.MemoSaved)
       : c.json(problem('not_found', `There is no memo #${id}.`), 404);
   });
 
@@ -116,7 +117,7 @@ export function registerMemoRoutes(app: Hono, memos: MemoRepository): void {
     const id = positiveId(c);
     if (id === undefined) return badId(c, 'memo');
     return memos.delete(id)
-      ? c.json({ deleted: id })
+      ? c.json({ deleted: id } satisfies Api.Deleted)
       : c.json(problem('not_found', `There is no memo #${id}.`), 404);
   });
 }

@@ -8,6 +8,7 @@ import { parseHistoryEntries } from '../memory/history-file.js';
 import { updateMarkdownFile } from '../memory/markdown-file.js';
 import { type MemorySearcher, searchMemory } from '../memory/memory-search.js';
 import { O_NOFOLLOW } from '../tools/open-folder.js';
+import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 import { limitBody, validBody, wholeQuery } from './route-input.js';
 
@@ -160,7 +161,7 @@ export function registerMemoryRoutes(app: Hono, options: MemoryRouteOptions): vo
           : { name, size: info.size, updatedAt: Math.round(info.mtimeMs) };
       }),
     );
-    return c.json({ files });
+    return c.json({ files } satisfies Api.MemoryFileList);
   });
 
   app.get('/api/memory/files/*', async (c) => {
@@ -168,7 +169,7 @@ export function registerMemoryRoutes(app: Hono, options: MemoryRouteOptions): vo
     if (!name) return noSuchFile(c);
     const read = await readMemoryFile(options.workspace(), name);
     if (read.kind === 'refused') return c.json(problem('forbidden', read.message), 403);
-    return c.json({ name, content: read.kind === 'file' ? read.text : '' });
+    return c.json({ name, content: read.kind === 'file' ? read.text : '' } satisfies Api.MemoryFileContent);
   });
 
   // JSON escapes can make a string up to 6× longer than its UTF-8 bytes: a larger body is surely too large.
@@ -195,7 +196,7 @@ export function registerMemoryRoutes(app: Hono, options: MemoryRouteOptions): vo
     // temp file renamed over the name — a symlink planted there meanwhile is replaced, never written through.
     await updateMarkdownFile(path, () => content);
     options.onEdit?.({ name, size });
-    return c.json({ name, size });
+    return c.json({ name, size } satisfies Api.MemoryFileWritten);
   });
 
   app.get('/api/memory/history', async (c) => {
@@ -229,7 +230,7 @@ export function registerMemoryRoutes(app: Hono, options: MemoryRouteOptions): vo
           ...(entry.sessionId ? { sessionId: entry.sessionId } : {}),
         };
       });
-    return c.json({ entries, ...(start > 0 ? { next: String(start) } : {}) });
+    return c.json({ entries, ...(start > 0 ? { next: String(start) } : {}) } satisfies Api.MemoryHistoryPage);
   });
 
   app.get('/api/memory/search', async (c) => {
@@ -273,6 +274,6 @@ export function registerMemoryRoutes(app: Hono, options: MemoryRouteOptions): vo
       })),
       ...found.messages.map((hit) => ({ source: 'message' as const, ...hit })),
     ];
-    return c.json({ results });
+    return c.json({ results } satisfies Api.MemorySearchResults);
   });
 }

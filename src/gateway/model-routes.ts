@@ -4,6 +4,7 @@ import type { EndpointPool } from '../llm/endpoint-pool.js';
 import { endpointSecrets, redactSecrets } from '../llm/provider-error.js';
 import { findProviderPresetByBaseUrl } from '../llm/provider-presets.js';
 import { testEndpoint } from '../llm/test-endpoint.js';
+import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 
 export interface ModelRouteOptions {
@@ -122,7 +123,7 @@ export function registerModelRoutes(app: Hono, options: ModelRouteOptions): void
     const now = Date.now();
     const models = endpoints.map((endpoint) => view(endpoint, cooling.get(endpoint.name), now));
     const note = options.note?.() ?? (endpoints.length === 0 ? NO_MODEL : undefined);
-    return c.json({ models, ...(note ? { note } : {}) });
+    return c.json({ models, ...(note ? { note } : {}) } satisfies Api.ModelList);
   });
 
   app.post('/api/models/:name/test', async (c) => {
@@ -137,6 +138,10 @@ export function registerModelRoutes(app: Hono, options: ModelRouteOptions): void
       latencyMs: result.latencyMs,
       ...(error ? { error } : {}),
     });
-    return c.json({ ok: result.ok, latencyMs: result.latencyMs, ...(error ? { error } : {}) });
+    return c.json({
+      ok: result.ok,
+      latencyMs: result.latencyMs,
+      ...(error ? { error } : {}),
+    } satisfies Api.ModelTest);
   });
 }

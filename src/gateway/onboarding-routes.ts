@@ -16,6 +16,7 @@ import { type EndpointTestResult, testEndpoint } from '../llm/test-endpoint.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { ConfigError } from '../util/config-error.js';
 import { type Env, mergeEnv, readDotEnv } from '../util/interpolate.js';
+import type * as Api from './api-types.js';
 import { ENV_REFERENCE_REFUSED, hasEnvReference } from './has-env-reference.js';
 import { problem } from './problem.js';
 import { limitBody, validBody } from './route-input.js';
@@ -142,10 +143,10 @@ export function registerOnboardingRoutes(app: Hono, options: OnboardingRouteOpti
   app.get('/api/onboarding', (c) => {
     try {
       const configured = hasModel(home);
-      return c.json({ needed: !configured, presets: PRESETS });
+      return c.json({ needed: !configured, presets: PRESETS } satisfies Api.Onboarding);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      return c.json({ needed: false, presets: PRESETS, configError: error.message });
+      return c.json({ needed: false, presets: PRESETS, configError: error.message } satisfies Api.Onboarding);
     }
   });
 
@@ -166,8 +167,11 @@ export function registerOnboardingRoutes(app: Hono, options: OnboardingRouteOpti
       { baseUrl, ...(key ? { apiKey: key } : {}), timeoutMs: LIST_TIMEOUT_MS },
       c.req.raw.signal,
     );
-    if (!listed.ok) return c.json({ models: [], error: redactSecrets(listed.error, key ? [key] : []) });
-    return c.json({ models: listed.models });
+    if (!listed.ok) {
+      const error = redactSecrets(listed.error, key ? [key] : []);
+      return c.json({ models: [], error } satisfies Api.ServerModelList);
+    }
+    return c.json({ models: listed.models } satisfies Api.ServerModelList);
   });
 
   app.post('/api/onboarding', limitBody(64 * 1024), async (c) => {
@@ -257,7 +261,8 @@ export function registerOnboardingRoutes(app: Hono, options: OnboardingRouteOpti
     }
     const result = await testEndpoint(endpoint, c.req.raw.signal);
     const test = testView(result, apiKey);
-    if (!result.ok && !body.force) return c.json({ ok: false, saved: false, model: name, test });
+    if (!result.ok && !body.force)
+      return c.json({ ok: false, saved: false, model: name, test } satisfies Api.OnboardingResult);
 
     const entry: ModelEntry = {
       name,
@@ -277,7 +282,7 @@ export function registerOnboardingRoutes(app: Hono, options: OnboardingRouteOpti
       { model: name, provider: preset?.name ?? CUSTOM, answered: result.ok },
       'onboarding saved a model',
     );
-    return c.json({ ok: result.ok, saved: true, model: name, test });
+    return c.json({ ok: result.ok, saved: true, model: name, test } satisfies Api.OnboardingResult);
   });
 }
 

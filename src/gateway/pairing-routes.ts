@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import type { ChannelRepository } from '../store/channel-repository.js';
+import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 
 /**
@@ -12,12 +13,14 @@ export function registerPairingRoutes(
   pairings: Pick<ChannelRepository, 'listPairings' | 'approvePairing' | 'revokePairing'>,
   clock: () => number = Date.now,
 ): void {
-  app.get('/api/pairings', (c) => c.json({ pairings: pairings.listPairings(clock()) }));
+  app.get('/api/pairings', (c) =>
+    c.json({ pairings: pairings.listPairings(clock()) } satisfies Api.PairingList),
+  );
   app.post('/api/pairings/:code/approve', (c) => {
     const code = c.req.param('code');
     const pairing = pairings.approvePairing(code, clock());
     return pairing
-      ? c.json({ pairing })
+      ? c.json({ pairing } satisfies Api.PairingApproved)
       : c.json(
           problem('not_found', `No pending pairing code ${code.toUpperCase()} (codes expire after an hour).`),
           404,
@@ -26,7 +29,7 @@ export function registerPairingRoutes(
   app.delete('/api/pairings/:code', (c) => {
     const code = c.req.param('code');
     return pairings.revokePairing({ code })
-      ? c.json({ revoked: code.toUpperCase() })
+      ? c.json({ revoked: code.toUpperCase() } satisfies Api.Revoked)
       : c.json(problem('not_found', `No pairing ${code.toUpperCase()}.`), 404);
   });
 }

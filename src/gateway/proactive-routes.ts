@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { OutboxRepository } from '../store/outbox-repository.js';
 import type { ReminderRepository } from '../store/reminder-repository.js';
+import type * as Api from './api-types.js';
 import { SESSION_ID } from './chat-routes.js';
 import { problem } from './problem.js';
 import { limitBody } from './route-input.js';
@@ -50,7 +51,9 @@ const reminderChanges = z
 export function registerProactiveRoutes(app: Hono, options: ProactiveRouteOptions): void {
   const clock = options.clock ?? Date.now;
   app.get('/api/reminders', (c) =>
-    c.json({ reminders: options.reminders.list(c.req.query('all') ? 'all' : 'active') }),
+    c.json({
+      reminders: options.reminders.list(c.req.query('all') ? 'all' : 'active'),
+    } satisfies Api.ReminderList),
   );
   app.post('/api/reminders', async (c) => {
     const parsed = reminderBody.safeParse(await c.req.json().catch(() => undefined));
@@ -77,7 +80,10 @@ export function registerProactiveRoutes(app: Hono, options: ProactiveRouteOption
     );
     if (!added.ok) return c.json(problem('bad_request', added.error), 400);
     options.wake();
-    return c.json({ reminder: added.reminder, description: added.description }, 201);
+    return c.json(
+      { reminder: added.reminder, description: added.description } satisfies Api.ReminderSaved,
+      201,
+    );
   });
   app.patch('/api/reminders/:id', limitBody(), async (c) => {
     const given = c.req.param('id');
@@ -105,21 +111,22 @@ export function registerProactiveRoutes(app: Hono, options: ProactiveRouteOption
         edited.missing ? 404 : 400,
       );
     options.wake();
-    return c.json({ reminder: edited.reminder, description: edited.description });
+    return c.json({ reminder: edited.reminder, description: edited.description } satisfies Api.ReminderSaved);
   });
   app.delete('/api/reminders/:id', (c) => {
     const id = Number(c.req.param('id'));
     if (!Number.isInteger(id) || !options.reminders.cancel(id))
       return c.json(problem('not_found', `No active reminder ${c.req.param('id')}.`), 404);
     options.wake();
-    return c.json({ cancelled: id });
+    return c.json({ cancelled: id } satisfies Api.ReminderCancelled);
   });
   app.get('/api/feed', (c) => {
     const number = (name: string) => {
       const text = c.req.query(name);
       return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
     };
-    return c.json({ feed: options.outbox.feed(Math.min(number('limit') ?? 50, 200), number('before')) });
+    const feed = options.outbox.feed(Math.min(number('limit') ?? 50, 200), number('before'));
+    return c.json({ feed } satisfies Api.FeedPage);
   });
   app.post('/api/tick', (c) => {
     options.wake();

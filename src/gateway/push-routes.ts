@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { PushSubscriptionRepository } from '../store/push-subscription-repository.js';
+import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 import { limitBody, validBody } from './route-input.js';
 
@@ -42,7 +43,7 @@ export function registerPushRoutes(app: Hono, options: PushRouteOptions): void {
     } catch (error) {
       return c.json(problem('internal', `Web push keys are unusable: ${(error as Error).message}.`), 500);
     }
-    return c.json({ publicKey, enabled: options.enabled() });
+    return c.json({ publicKey, enabled: options.enabled() } satisfies Api.PushKey);
   });
 
   app.post('/api/push/subscriptions', async (c) => {

@@ -8,6 +8,7 @@ import { GATE_MODES } from '../gate/gate-config.js';
 import { PROACTIVITY, proactiveSectionSchema } from '../proactive/proactive-config.js';
 import { ConfigError } from '../util/config-error.js';
 import type { Env } from '../util/interpolate.js';
+import type * as Api from './api-types.js';
 import { ENV_REFERENCE_REFUSED, hasEnvReference } from './has-env-reference.js';
 import { problem } from './problem.js';
 import { limitBody, validBody } from './route-input.js';
@@ -146,7 +147,7 @@ export function registerSettingsRoutes(app: Hono, options: SettingsRouteOptions)
     }
   };
 
-  app.get('/api/settings', (c) => c.json(read()));
+  app.get('/api/settings', (c) => c.json(read() satisfies Api.Settings));
 
   app.patch('/api/settings', limitBody(16 * 1024), async (c) => {
     const parsed = await validBody(c, changes);
@@ -171,6 +172,6 @@ export function registerSettingsRoutes(app: Hono, options: SettingsRouteOptions)
         return c.json(problem('bad_request', settingsRefusal(error.message, file)), 400);
       }
     }
-    return c.json({ settings: read() });
+    return c.json({ settings: read() } satisfies Api.SettingsSaved);
   });
 }

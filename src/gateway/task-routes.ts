@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { normalizeDue, type TaskRepository } from '../store/task-repository.js';
+import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 import { badId, limitBody, positiveId, validBody } from './route-input.js';
 
@@ -64,7 +65,9 @@ export function registerTaskRoutes(app: Hono, tasks: TaskRepository): void {
     const status = c.req.query('status') ?? 'open';
     if (!(STATUS_FILTERS as readonly string[]).includes(status))
       return c.json(problem('bad_request', `status must be one of ${STATUS_FILTERS.join(', ')}.`), 400);
-    return c.json({ tasks: tasks.list(status as (typeof STATUS_FILTERS)[number], LIST_LIMIT) });
+    return c.json({
+      tasks: tasks.list(status as (typeof STATUS_FILTERS)[number], LIST_LIMIT),
+    } satisfies Api.TaskList);
   });
 
   app.post('/api/tasks', async (c) => {
@@ -79,7 +82,7 @@ export function registerTaskRoutes(app: Hono, tasks: TaskRepository): void {
       ...(when.due ? { due: when.due } : {}),
       ...(priority ? { priority } : {}),
     });
-    return c.json({ task }, 201);
+    return c.json({ task } satisfies Api.TaskSaved, 201);
   });
 
   app.patch('/api/tasks/:id', async (c) => {
@@ -102,14 +105,14 @@ export function registerTaskRoutes(app: Hono, tasks: TaskRepository): void {
     else if (status === 'open') task = tasks.reopen(id);
     // Deleted meanwhile (another process: `wren task delete`).
     if (!task) return c.json(problem('not_found', `There is no task #${id}.`), 404);
-    return c.json({ task });
+    return c.json({ task } satisfies Api.TaskSaved);
   });
 
   app.delete('/api/tasks/:id', (c) => {
     const id = positiveId(c);
     if (id === undefined) return badId(c, 'task');
     return tasks.delete(id)
-      ? c.json({ deleted: id })
+      ? c.json({ deleted: id } satisfies Api.Deleted)
       : c.json(problem('not_found', `There is no task #${id}.`), 404);
   });
 }

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import type { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { INBOX_DIR, saveInboxFile } from '../channels/inbox-file.js';
+import type * as Api from './api-types.js';
 import { SESSION_ID } from './chat-routes.js';
 import { problem } from './problem.js';
 
@@ -98,7 +99,8 @@ export function registerUploadRoutes(app: Hono, options: UploadRouteOptions): vo
       const bytes = new Uint8Array(await file.arrayBuffer());
       const path = await saveInboxFile(workspace, file.name, bytes, clock());
       options.onSaved?.({ path, size: bytes.length, ...(session ? { session } : {}) });
-      return c.json({ name: basename(path), path, size: bytes.length, url: fileUrl(path) }, 201);
+      const saved = { name: basename(path), path, size: bytes.length, url: fileUrl(path) };
+      return c.json(saved satisfies Api.UploadedFile, 201);
     },
   );
 }

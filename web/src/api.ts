@@ -2,31 +2,42 @@ import { sessionKey, setSessionKey } from './session-key';
 import { auth } from './state';
 import type {
   ApprovalChoice,
-  ApprovalRequest,
-  FeedItem,
-  Goal,
+  ApprovalList,
+  FeedPage,
   GoalDetail,
+  GoalList,
   GoalStatus,
   GoalStep,
-  Grant,
-  McpServer,
+  GrantList,
+  McpList,
+  McpToggled,
   Memo,
-  MemoryFile,
-  MemoryHistoryEntry,
-  MemorySearchResult,
-  ModelInfo,
+  MemoList,
+  MemoryFileContent,
+  MemoryFileList,
+  MemoryFileWritten,
+  MemoryHistoryPage,
+  MemorySearchResults,
+  ModelList,
   ModelTest,
   Onboarding,
   OnboardingResult,
-  Pairing,
-  Reminder,
+  PairingApproved,
+  PairingList,
+  PushKey,
+  ReminderCancelled,
+  ReminderList,
   ReminderMode,
-  SessionRecord,
+  ReminderSaved,
+  Revoked,
+  ServerModelList,
+  SessionList,
+  SessionMessages,
   Settings,
   Status,
   StepStatus,
-  StoredMessage,
   Task,
+  TaskList,
   TaskPriority,
   UploadedFile,
 } from './types';
@@ -181,11 +192,9 @@ export async function downloadFile(url: string, name: string): Promise<void> {
 
 // --- Chat --------------------------------------------------------------------------------------------------
 
-export const listSessions = () => get<{ sessions: SessionRecord[] }>('/api/sessions').then((r) => r.sessions);
+export const listSessions = () => get<SessionList>('/api/sessions').then((r) => r.sessions);
 export const sessionMessages = (id: string, signal?: AbortSignal) =>
-  get<{ session: string; messages: StoredMessage[] }>(`/api/sessions/${enc(id)}/messages`, signal).then(
-    (r) => r.messages,
-  );
+  get<SessionMessages>(`/api/sessions/${enc(id)}/messages`, signal).then((r) => r.messages);
 
 /** Uploads one file into the workspace (multipart field `file`). */
 export async function uploadFile(file: File): Promise<UploadedFile> {
@@ -201,29 +210,27 @@ export async function uploadFile(file: File): Promise<UploadedFile> {
 
 // --- Approvals, grants, pairings ---------------------------------------------------------------------------
 
-export const listApprovals = () =>
-  get<{ pending: ApprovalRequest[] }>('/api/approvals').then((r) => r.pending);
+export const listApprovals = () => get<ApprovalList>('/api/approvals').then((r) => r.pending);
 export const answerApproval = (id: string, answer: ApprovalChoice) =>
   post<{ ok: true }>(`/api/approvals/${enc(id)}`, { answer });
-export const listGrants = () => get<{ grants: Grant[] }>('/api/grants').then((r) => r.grants);
-export const revokeGrant = (id: string) => del<{ revoked: string }>(`/api/grants/${enc(id)}`);
-export const listPairings = () => get<{ pairings: Pairing[] }>('/api/pairings').then((r) => r.pairings);
-export const approvePairing = (code: string) =>
-  post<{ pairing: Pairing }>(`/api/pairings/${enc(code)}/approve`);
-export const rejectPairing = (code: string) => del<{ revoked: string }>(`/api/pairings/${enc(code)}`);
+export const listGrants = () => get<GrantList>('/api/grants').then((r) => r.grants);
+export const revokeGrant = (id: string) => del<Revoked>(`/api/grants/${enc(id)}`);
+export const listPairings = () => get<PairingList>('/api/pairings').then((r) => r.pairings);
+export const approvePairing = (code: string) => post<PairingApproved>(`/api/pairings/${enc(code)}/approve`);
+export const rejectPairing = (code: string) => del<Revoked>(`/api/pairings/${enc(code)}`);
 
 // --- Feed and reminders ------------------------------------------------------------------------------------
 
 export const listFeed = (limit = 50, before?: number) =>
-  get<{ feed: FeedItem[] }>(`/api/feed${query({ limit, before })}`).then((r) => r.feed);
+  get<FeedPage>(`/api/feed${query({ limit, before })}`).then((r) => r.feed);
 
 export const listReminders = (all = false) =>
-  get<{ reminders: Reminder[] }>(`/api/reminders${all ? '?all=1' : ''}`).then((r) => r.reminders);
+  get<ReminderList>(`/api/reminders${all ? '?all=1' : ''}`).then((r) => r.reminders);
 export const createReminder = (fields: { text: string; when: string; mode: ReminderMode }) =>
-  post<{ reminder: Reminder; description: string }>('/api/reminders', fields);
+  post<Required<ReminderSaved>>('/api/reminders', fields);
 export const updateReminder = (id: number, fields: { text?: string; when?: string; mode?: ReminderMode }) =>
-  patch<{ reminder: Reminder; description?: string }>(`/api/reminders/${id}`, defined(fields));
-export const cancelReminder = (id: number) => del<{ cancelled: number }>(`/api/reminders/${id}`);
+  patch<ReminderSaved>(`/api/reminders/${id}`, defined(fields));
+export const cancelReminder = (id: number) => del<ReminderCancelled>(`/api/reminders/${id}`);
 
 // --- Tasks and memos ---------------------------------------------------------------------------------------
 
@@ -244,7 +251,7 @@ const unwrap =
     ((value as Record<string, unknown>)?.[key] ?? value) as T;
 
 export const listTasks = (status: TaskFilter) =>
-  get<{ tasks: Task[] }>(`/api/tasks?status=${status}`).then((r) => r.tasks);
+  get<TaskList>(`/api/tasks?status=${status}`).then((r) => r.tasks);
 export const createTask = (fields: TaskFields & { title: string }) =>
   post<unknown>('/api/tasks', defined(fields)).then(unwrap<Task>('task'));
 export const updateTask = (id: number, fields: TaskFields) =>
@@ -252,7 +259,7 @@ export const updateTask = (id: number, fields: TaskFields) =>
 export const deleteTask = (id: number) => del<unknown>(`/api/tasks/${id}`);
 
 export const listMemos = (q?: string) =>
-  get<{ memos: Memo[] }>(`/api/memos${query({ q: q?.trim() || undefined })}`).then((r) => r.memos);
+  get<MemoList>(`/api/memos${query({ q: q?.trim() || undefined })}`).then((r) => r.memos);
 export const createMemo = (text: string, tags?: string[]) =>
   post<unknown>('/api/memos', tags?.length ? { text, tags } : { text }).then(unwrap<Memo>('memo'));
 export const updateMemo = (id: number, fields: { text?: string; tags?: string[] }) =>
@@ -262,7 +269,7 @@ export const deleteMemo = (id: number) => del<unknown>(`/api/memos/${id}`);
 // --- Goals -------------------------------------------------------------------------------------------------
 
 export const listGoals = (status: 'open' | 'all' | GoalStatus = 'open') =>
-  get<{ goals: Goal[] }>(`/api/goals?status=${status}`).then((r) => r.goals);
+  get<GoalList>(`/api/goals?status=${status}`).then((r) => r.goals);
 export const getGoal = (id: number) => get<GoalDetail>(`/api/goals/${id}`);
 export const createGoal = (fields: { title: string; why?: string; dueDate?: string; checkinCron?: string }) =>
   post<GoalDetail>('/api/goals', defined(fields));
@@ -288,24 +295,23 @@ export const decideProposal = (id: number, decision: 'accept' | 'dismiss') =>
 
 // --- Memory ------------------------------------------------------------------------------------------------
 
-export const listMemoryFiles = () => get<{ files: MemoryFile[] }>('/api/memory').then((r) => r.files);
-export const readMemoryFile = (name: string) =>
-  get<{ name: string; content: string }>(`/api/memory/files/${enc(name)}`);
+export const listMemoryFiles = () => get<MemoryFileList>('/api/memory').then((r) => r.files);
+export const readMemoryFile = (name: string) => get<MemoryFileContent>(`/api/memory/files/${enc(name)}`);
 export const writeMemoryFile = (name: string, content: string) =>
-  put<{ name: string; size: number }>(`/api/memory/files/${enc(name)}`, { content });
+  put<MemoryFileWritten>(`/api/memory/files/${enc(name)}`, { content });
 export const memoryHistory = (limit = 20, before?: string) =>
-  get<{ entries: MemoryHistoryEntry[]; next?: string }>(`/api/memory/history${query({ limit, before })}`);
+  get<MemoryHistoryPage>(`/api/memory/history${query({ limit, before })}`);
 export const searchMemory = (q: string) =>
-  get<{ results: MemorySearchResult[] }>(`/api/memory/search${query({ q })}`).then((r) => r.results);
+  get<MemorySearchResults>(`/api/memory/search${query({ q })}`).then((r) => r.results);
 
 // --- Settings, models, MCP, status -------------------------------------------------------------------------
 
 export const getStatus = () => get<Status>('/api/status');
-export const listModels = () => get<{ models: ModelInfo[]; note?: string }>('/api/models');
+export const listModels = () => get<ModelList>('/api/models');
 export const testModel = (name: string) => post<ModelTest>(`/api/models/${enc(name)}/test`);
-export const listMcp = () => get<{ servers: McpServer[]; fileError?: string }>('/api/mcp');
+export const listMcp = () => get<McpList>('/api/mcp');
 export const setMcpEnabled = (name: string, enabled: boolean) =>
-  post<{ server?: McpServer; note?: string }>(`/api/mcp/${enc(name)}/${enabled ? 'enable' : 'disable'}`);
+  post<McpToggled>(`/api/mcp/${enc(name)}/${enabled ? 'enable' : 'disable'}`);
 export const getSettings = () => get<Settings>('/api/settings');
 /** `null` clears quiet hours (and the time zone, back to the system's). */
 export const updateSettings = (changes: Partial<Omit<Settings, 'configError'>>) =>
@@ -324,7 +330,7 @@ export const finishOnboarding = (fields: {
 }) => post<OnboardingResult>('/api/onboarding', defined(fields));
 /** The models the server at `baseUrl` lists (the gateway asks it); `error` says why there are none. */
 export const listServerModels = (baseUrl: string, key?: string, signal?: AbortSignal) =>
-  request<{ models: string[]; error?: string }>('POST', '/api/onboarding/models', {
+  request<ServerModelList>('POST', '/api/onboarding/models', {
     body: defined({ baseUrl, key: key || undefined }),
     ...(signal ? { signal } : {}),
   });
@@ -332,7 +338,7 @@ export const listServerModels = (baseUrl: string, key?: string, signal?: AbortSi
 // --- Web push ----------------------------------------------------------------------------------------------
 
 /** The VAPID key to subscribe with, and whether `proactive.push` sends to browsers now. */
-export const pushKey = () => get<{ publicKey: string; enabled?: boolean }>('/api/push/key');
+export const pushKey = () => get<PushKey>('/api/push/key');
 export const addPushSubscription = (subscription: PushSubscriptionJSON) =>
   post<unknown>('/api/push/subscriptions', subscription);
 export const removePushSubscription = (endpoint: string) =>

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { addStep, updateStep } from '../../api';
 import { Empty } from '../../components/common';
-import { type GoalDetail, STEP_STATUSES, type StepStatus } from '../../types';
-import { STEP_LABELS } from './step-labels';
+import type { GoalDetail, StepStatus } from '../../types';
+import { STEP_LABELS, STEP_STATUSES } from './step-labels';
 
 /**
  * The goal's steps, each with a status picker, and a form for a new one. `run` does the change and

@@ -7,3 +7,6 @@ export const STEP_LABELS: Record<StepStatus, string> = {
   blocked: 'Blocked',
   skipped: 'Skipped',
 };
+
+/** Every step status, in the order the picker offers them (the Record above keeps it complete). */
+export const STEP_STATUSES = Object.keys(STEP_LABELS) as StepStatus[];
