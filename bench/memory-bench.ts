@@ -17,6 +17,7 @@ import type { ChatModel, ModelEvent, ModelRequest } from '../src/llm/types.js';
 import { createMemory } from '../src/memory/create-memory.js';
 import { DEFAULT_MEMORY_CONFIG } from '../src/memory/memory-config.js';
 import { openDatabase } from '../src/store/open-database.js';
+import { openStores } from '../src/store/open-stores.js';
 import { SqliteSessionStore } from '../src/store/sqlite-session-store.js';
 
 export interface MemoryBenchResult {
@@ -76,7 +77,7 @@ export async function runMemoryBench(turns = 200): Promise<MemoryBenchResult> {
   };
   const store = new SqliteSessionStore(db);
   const memory = createMemory({
-    db,
+    stores: openStores(db),
     store,
     model,
     workspace: () => workspace,

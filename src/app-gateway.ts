@@ -12,7 +12,6 @@ import {
 import { isLoopbackHost, settleGatewayToken } from './gateway/gateway-token.js';
 import { allowedHostnames } from './gateway/request-guard.js';
 import { type RunningGateway, serveGateway } from './gateway/serve-gateway.js';
-import { ChannelRepository } from './store/channel-repository.js';
 import { ConfigError } from './util/config-error.js';
 
 /** The web app's data and settings routes (app-owner-routes, app-settings-routes): loaded on first use. */
@@ -119,7 +118,7 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
       defaultTargets: () => app.config().proactive.deliverTo,
     },
     goals: app.goals,
-    pairings: new ChannelRepository(app.db),
+    pairings: app.stores.channels,
     browserSessions,
     nextDue: () => app.nextDue() ?? null,
     redact: (text) => app.gate.redactor.text(text),

@@ -4,6 +4,7 @@ import { ensureHome, makeHomePrivate } from './config/home.js';
 import { loadConfig } from './config/load-config.js';
 import type { WrenConfig } from './config/wren-config.js';
 import { openDatabase } from './store/open-database.js';
+import { openStores, type Stores } from './store/open-stores.js';
 
 /** A home opened for one short command: its configuration, and its database on demand. */
 export interface OpenedHome {
@@ -13,6 +14,11 @@ export interface OpenedHome {
   readonly madePrivate: readonly string[];
   /** The home's database, migrated to the current schema; opened on first use, closed by `close`. */
   db(): Database.Database;
+  /**
+   * The home's stores over that database (opened on first use like `db`), each repository built once;
+   * goals created without a zone take `agent.timezone`.
+   */
+  stores(): Stores;
   /** Closes the database if it was opened. Idempotent. */
   close(): void;
 }
@@ -28,7 +34,8 @@ export function openHome(home: string, options: { env?: NodeJS.ProcessEnv } = {}
   const madePrivate = makeHomePrivate(home);
   const config = loadConfig(home, options.env ?? process.env);
   let db: Database.Database | undefined;
-  return {
+  let stores: Stores | undefined;
+  const opened: OpenedHome = {
     home,
     config,
     madePrivate,
@@ -36,11 +43,17 @@ export function openHome(home: string, options: { env?: NodeJS.ProcessEnv } = {}
       db ??= openDatabase(join(home, 'wren.db'));
       return db;
     },
+    stores() {
+      stores ??= openStores(opened.db(), { timezone: () => config.agent.timezone });
+      return stores;
+    },
     close() {
       db?.close();
       db = undefined;
+      stores = undefined;
     },
   };
+  return opened;
 }
 
 /** Runs `work` with an opened home and closes it afterwards, whatever happens. */

@@ -1,13 +1,11 @@
-import type Database from 'better-sqlite3';
 import type { WrenConfig } from './config/wren-config.js';
 import type { ChatModel } from './llm/types.js';
 import type { MemoryTidy, TidyResult } from './memory/tidy/memory-tidy.js';
 import type { TaskOutcome, TaskRunner } from './proactive/run-executor.js';
 import type { DueSource } from './proactive/scheduler.js';
 import { tidySource } from './proactive/tidy-source.js';
+import type { Stores } from './store/open-stores.js';
 import type { OutboxRepository } from './store/outbox-repository.js';
-import { SettingsRepository } from './store/settings-repository.js';
-import { recordUsage } from './store/usage-repository.js';
 import type { Logger } from './util/logger.js';
 
 /** The memory tidy as the scheduler uses it: its source and the runner of its task runs. */
@@ -37,23 +35,23 @@ export function tidyOutcome(result: TidyResult): TaskOutcome {
  * app's model; token usage is recorded like consolidation's.
  */
 export function wireMemoryTidy(options: {
-  db: Database.Database;
+  stores: Pick<Stores, 'settings' | 'taint' | 'usage'>;
   model: ChatModel;
   config: () => WrenConfig;
   logger: Logger;
 }): MemoryTidyWiring {
-  const { db, config } = options;
+  const { stores, config } = options;
   // Loaded at the first tidy: most processes never run one, and start-up should not pay for it.
   let tidy: MemoryTidy | undefined;
   const load = async () => {
     const { MemoryTidy } = await import('./memory/tidy/memory-tidy.js');
     tidy ??= new MemoryTidy({
-      db,
+      stores,
       model: options.model,
       workspace: () => config().workspace,
       config: () => config().memory,
       timezone: () => config().agent.timezone,
-      onUsage: (usage, endpoint) => recordUsage(db, { endpoint: endpoint ?? 'unnamed endpoint', usage }),
+      onUsage: (usage, endpoint) => stores.usage.record({ endpoint: endpoint ?? 'unnamed endpoint', usage }),
     });
     return tidy;
   };
@@ -64,7 +62,7 @@ export function wireMemoryTidy(options: {
           const every = config().memory.tidy?.every;
           return every ? { every, timezone: config().agent.timezone } : undefined;
         },
-        settings: new SettingsRepository(db),
+        settings: stores.settings,
         outbox,
         onError: (error) => options.logger.error({ err: error }, 'memory tidy schedule'),
       }),

@@ -8,6 +8,7 @@ import { loadConfig } from './config/load-config.js';
 import { problem } from './gateway/problem.js';
 import { MemoRepository } from './store/memo-repository.js';
 import { openDatabase } from './store/open-database.js';
+import { openStores } from './store/open-stores.js';
 import { PushSubscriptionRepository } from './store/push-subscription-repository.js';
 import { TaskRepository } from './store/task-repository.js';
 
@@ -35,7 +36,7 @@ function setup() {
   );
   registerOwnerDataRoutes(gateway, {
     home,
-    db,
+    stores: openStores(db),
     config: () => config,
     memory: { tasks: new TaskRepository(db), memos: new MemoRepository(db) },
     logger: {

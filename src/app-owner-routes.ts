@@ -5,10 +5,9 @@ import { registerMemoryRoutes } from './gateway/memory-routes.js';
 import { registerPushRoutes } from './gateway/push-routes.js';
 import { registerTaskRoutes } from './gateway/task-routes.js';
 import { registerUploadRoutes } from './gateway/upload-routes.js';
-import { PushSubscriptionRepository } from './store/push-subscription-repository.js';
 
 /** What the owner-data routes use of the app (a WrenApp has it all). */
-export type OwnerRoutesApp = Pick<WrenApp, 'home' | 'db' | 'config'> & {
+export type OwnerRoutesApp = Pick<WrenApp, 'home' | 'stores' | 'config'> & {
   memory: Pick<WrenApp['memory'], 'tasks' | 'memos'> & Partial<Pick<WrenApp['memory'], 'search'>>;
   logger: Pick<WrenApp['logger'], 'info'>;
 };
@@ -31,7 +30,7 @@ export function registerOwnerDataRoutes(gateway: Hono, app: OwnerRoutesApp): voi
   const workspace = () => app.config().workspace;
   registerMemoryRoutes(gateway, {
     workspace,
-    db: app.db,
+    messages: app.stores.messages,
     timezone: () => app.config().agent.timezone,
     ...(app.memory.search ? { search: app.memory.search } : {}),
     onEdit: ({ name, size }) => app.logger.info({ file: name, size }, 'memory file replaced over the API'),
@@ -44,7 +43,7 @@ export function registerOwnerDataRoutes(gateway: Hono, app: OwnerRoutesApp): voi
       app.logger.info({ path, size, ...(session ? { session } : {}) }, 'file uploaded over the API'),
   });
   registerPushRoutes(gateway, {
-    subscriptions: new PushSubscriptionRepository(app.db),
+    subscriptions: app.stores.pushSubscriptions,
     publicKey: async () => {
       // web-push (and its crypto) loads on first use, as the push deliverer loads it.
       const { loadVapidKeys } = await import('./proactive/web-push.js');

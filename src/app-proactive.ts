@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import type { ToolRegistry } from './agent/tool-registry.js';
 import { wireMemoryTidy } from './app-memory-tidy.js';
 import type { MessageBus } from './bus/message-bus.js';
@@ -17,14 +16,13 @@ import { createCronTool } from './proactive/tools/cron-tool.js';
 import { createGoalTool } from './proactive/tools/goal-tool.js';
 import { createReminderTool } from './proactive/tools/reminder-tool.js';
 import { triggerSource } from './proactive/trigger-source.js';
-import { CronJobRepository } from './store/cron-job-repository.js';
-import { GoalRepository } from './store/goal-repository.js';
-import { TriggerRepository } from './store/trigger-repository.js';
+import type { GoalRepository } from './store/goal-repository.js';
+import type { Stores } from './store/open-stores.js';
 import type { Logger } from './util/logger.js';
 
 export interface ProactiveWiringOptions {
   home: string;
-  db: Database.Database;
+  stores: Stores;
   bus: MessageBus;
   registry: ToolRegistry;
   logger: Logger;
@@ -56,7 +54,7 @@ export interface ProactiveWiring {
  * tools.
  */
 export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring {
-  const { home, db, bus, logger, config } = options;
+  const { home, stores, bus, logger, config } = options;
   let nextDue: number | undefined;
   // jobs.yaml (cron jobs) is read at every tick when it changed, and at once on a file event.
   const jobs = new JobsWatcher({
@@ -75,14 +73,12 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
   };
   const timezone = () => config().agent.timezone;
   const cronDefaults = () => ({ timezone: timezone(), deliverTo: config().proactive.deliverTo });
-  const cronJobs = new CronJobRepository(db);
-  const triggers = new TriggerRepository(db);
-  const goals = new GoalRepository(db, { timezone });
+  const { cronJobs, triggers, goals } = stores;
   let triggersDue: (() => void) | undefined;
-  const tidy = wireMemoryTidy({ db, model: options.model, config, logger });
+  const tidy = wireMemoryTidy({ stores, model: options.model, config, logger });
   const proactive = createProactive({
     home,
-    db,
+    stores,
     bus,
     ownerChat: options.ownerChat,
     config: () => config().proactive,

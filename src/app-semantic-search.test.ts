@@ -9,6 +9,7 @@ import { loadConfig } from './config/load-config.js';
 import type { WrenConfig } from './config/wren-config.js';
 import { searchMemory } from './memory/memory-search.js';
 import { openDatabase } from './store/open-database.js';
+import { openStores } from './store/open-stores.js';
 import { SqliteSessionStore } from './store/sqlite-session-store.js';
 
 let dir: string;
@@ -55,7 +56,7 @@ describe('wireSemanticSearch', () => {
     const current = config(true);
     let loads = 0;
     const semantic = wireSemanticSearch({
-      db,
+      stores: openStores(db),
       config: () => current,
       logger,
       loadVectors: () => {
@@ -66,7 +67,7 @@ describe('wireSemanticSearch', () => {
     await say('The violin teacher is Anna');
     for (const text of ['violin', 'what instrument does my kid play'])
       expect(await semantic.search({ text })).toEqual(
-        searchMemory({ db, workspace: dir, timezone: 'UTC' }, { text }),
+        searchMemory({ messages: openStores(db).messages, workspace: dir, timezone: 'UTC' }, { text }),
       );
     expect(semantic.status()).toEqual({
       mode: 'keywords',
@@ -85,7 +86,7 @@ describe('wireSemanticSearch', () => {
     let current = config(false);
     let loads = 0;
     const semantic = wireSemanticSearch({
-      db,
+      stores: openStores(db),
       config: () => current,
       logger,
       loadVectors: () => {
@@ -95,7 +96,10 @@ describe('wireSemanticSearch', () => {
     });
     await say('The violin teacher is Anna');
     expect(await semantic.search({ text: 'violin' })).toEqual(
-      searchMemory({ db, workspace: dir, timezone: 'UTC' }, { text: 'violin' }),
+      searchMemory(
+        { messages: openStores(db).messages, workspace: dir, timezone: 'UTC' },
+        { text: 'violin' },
+      ),
     );
     expect(semantic.status()).toEqual({ mode: 'keywords' });
     expect(loads).toBe(0);

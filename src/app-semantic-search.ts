@@ -1,22 +1,21 @@
-import type Database from 'better-sqlite3';
 import { resolveEndpoints } from './config/load-config.js';
 import type { WrenConfig } from './config/wren-config.js';
 import type { EmbedTexts } from './llm/embed-texts.js';
 import { pickEmbeddingEndpoint } from './llm/embedding-endpoint.js';
 import type { EndpointConfig } from './llm/endpoint.js';
 import { createSemanticMemory, type SemanticMemory } from './memory/semantic-memory.js';
-import { loadVectorExtension, type VectorSupport } from './store/open-database.js';
-import { recordUsage } from './store/usage-repository.js';
+import type { VectorSupport } from './store/open-database.js';
+import type { Stores } from './store/open-stores.js';
 import type { Logger } from './util/logger.js';
 
 export interface SemanticSearchWiring {
-  db: Database.Database;
+  stores: Pick<Stores, 'embeddings' | 'messages' | 'usage' | 'loadVectors'>;
   /** The configuration in force (read on every use: a live edit may add, change or drop the model). */
   config: () => WrenConfig;
   logger: Pick<Logger, 'info' | 'warn'>;
   /** Tests: substitutes for the embedding request, the extension loader and the backoff. */
   embed?: EmbedTexts;
-  loadVectors?: (db: Database.Database) => VectorSupport;
+  loadVectors?: () => VectorSupport;
   retry?: { baseMs: number; maxMs: number };
   intervalMs?: number;
 }
@@ -35,20 +34,20 @@ function embeddingEndpoint(config: WrenConfig): EndpointConfig | undefined {
  * the log's redactor knows every model key).
  */
 export function wireSemanticSearch(options: SemanticSearchWiring): SemanticMemory {
-  const { db, logger } = options;
-  const load = options.loadVectors ?? loadVectorExtension;
+  const { stores, logger } = options;
+  const load = options.loadVectors ?? (() => stores.loadVectors());
   return createSemanticMemory({
-    db,
+    stores,
     workspace: () => options.config().workspace,
     timezone: () => options.config().agent.timezone,
     endpoint: () => embeddingEndpoint(options.config()),
-    loadVectors: () => load(db),
+    loadVectors: load,
     minSimilarity: () => options.config().memory.searchMinSimilarity,
     ...(options.embed ? { embed: options.embed } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
     ...(options.intervalMs ? { intervalMs: options.intervalMs } : {}),
     onUsage: (endpoint, tokens) =>
-      recordUsage(db, { endpoint, usage: { inputTokens: tokens, outputTokens: 0 } }),
+      stores.usage.record({ endpoint, usage: { inputTokens: tokens, outputTokens: 0 } }),
     onFailure: (error, retryAt) =>
       logger.warn(
         { error: error.message, retryAt: new Date(retryAt).toISOString() },

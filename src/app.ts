@@ -26,15 +26,12 @@ import type { ChatModel } from './llm/types.js';
 import { createMcpManager, type McpManager } from './mcp/mcp-manager.js';
 import { createMemory, type Memory } from './memory/create-memory.js';
 import type { Proactive } from './proactive/create-proactive.js';
-import { ChannelRepository } from './store/channel-repository.js';
-import { consolidationStatus } from './store/consolidation-status-repository.js';
 import type { GoalRepository } from './store/goal-repository.js';
 import { acquireHomeLock } from './store/home-lock.js';
-import { McpPinRepository } from './store/mcp-pin-repository.js';
 import { openDatabase } from './store/open-database.js';
-import { SettingsRepository } from './store/settings-repository.js';
-import { SqliteSessionStore } from './store/sqlite-session-store.js';
-import { recordUsage, usageTotals } from './store/usage-repository.js';
+import { openStores, type Stores } from './store/open-stores.js';
+import type { SettingsRepository } from './store/settings-repository.js';
+import type { SqliteSessionStore } from './store/sqlite-session-store.js';
 import { sweepOrphans } from './tools/exec/sweep-orphans.js';
 import { createMessageTools } from './tools/message/message-tools.js';
 import { createSpawnTool, createSubagentsCommand } from './tools/spawn/spawn-tool.js';
@@ -81,6 +78,8 @@ export interface WrenApp {
   readonly pool: EndpointPool;
   readonly sessions: SqliteSessionStore;
   readonly settings: SettingsRepository;
+  /** Every repository of the home's database, each built once. */
+  readonly stores: Stores;
   readonly db: Database.Database;
   readonly gate: Gate;
   readonly memory: Memory;
@@ -176,8 +175,8 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     if (retired) redactor.remove([retired]);
   });
   const pool = new EndpointPool({ endpoints });
-  const sessions = new SqliteSessionStore(db);
-  const settings = new SettingsRepository(db);
+  const stores = openStores(db, { timezone: () => config.agent.timezone });
+  const { sessions, settings } = stores;
   ensureWorkspaceFiles(config.workspace);
   const fileRoots = () => [config.workspace, ...config.tools.extraRoots];
   const registry = createBuiltInRegistry(home, () => config, {
@@ -188,21 +187,21 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
   const channels = new ChannelManager((channel, error) =>
     logger.error({ err: error, channel }, 'channel failed'),
   );
-  const channelLedger = new ChannelRepository(db);
+  const channelLedger = stores.channels;
   const model = options.model ?? pool;
   // The pool names the endpoint of every result; only a model passed in (benchmarks, tests) has none.
   const unnamed = options.model ? 'injected model' : 'unnamed endpoint';
   const gate = createGate({
     config: () => config.gate,
-    db,
+    stores,
     bus,
     onResumedAnswer: (request, result) => continueAfterRestart(bus, request, result),
     extraSecrets: () => secretValues(home, config, env),
     redactor,
   });
-  const semantic = wireSemanticSearch({ db, config: () => config, logger });
+  const semantic = wireSemanticSearch({ stores, config: () => config, logger });
   const memory = createMemory({
-    db,
+    stores,
     semantic,
     store: sessions,
     model,
@@ -215,7 +214,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     timezone: () => config.agent.timezone,
     onUsage: ({ sessionId, usage, endpoint }) => {
       if (usage.inputTokens + usage.outputTokens === 0) return;
-      recordUsage(db, { ...(sessionId ? { sessionId } : {}), endpoint: endpoint ?? unnamed, usage });
+      stores.usage.record({ ...(sessionId ? { sessionId } : {}), endpoint: endpoint ?? unnamed, usage });
     },
     onError: (error, sessionId) =>
       logger.warn({ err: error, sessionId }, 'memory consolidation failed; will retry'),
@@ -243,7 +242,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     afterToolCall: gate.afterToolCall,
     onUsage: (sessionId, usage, endpoint) => {
       if (usage.inputTokens + usage.outputTokens === 0) return;
-      recordUsage(db, { sessionId, endpoint: endpoint ?? unnamed, usage });
+      stores.usage.record({ sessionId, endpoint: endpoint ?? unnamed, usage });
     },
   });
   registry.register(createSpawnTool(subagents));
@@ -284,7 +283,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     onTurnEnd: ({ session, usage, endpoint }) => {
       memory.afterTurn(session);
       if (usage.inputTokens + usage.outputTokens === 0) return;
-      recordUsage(db, { sessionId: session.id, endpoint: endpoint ?? unnamed, usage });
+      stores.usage.record({ sessionId: session.id, endpoint: endpoint ?? unnamed, usage });
     },
     beforeNewSession: (old) => memory.beforeNewSession(old),
     commands: { ...memory.commands, subagents: createSubagentsCommand(subagents) },
@@ -293,7 +292,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
   runtime.start();
   const { proactive, goals, jobs, nextDue, recordMailTrigger } = wireProactive({
     home,
-    db,
+    stores,
     bus,
     registry,
     logger,
@@ -331,7 +330,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
   const mcp = createMcpManager({
     home,
     registry,
-    pins: new McpPinRepository(db),
+    pins: stores.mcpPins,
     settings: config.mcp,
     env,
     logger,
@@ -392,6 +391,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     pool,
     sessions,
     settings,
+    stores,
     db,
     gate,
     memory,
@@ -416,7 +416,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
       models: pool.status(),
       turnsInFlight: runtime.inFlight(),
       memoryMb: memoryMb(),
-      consolidation: consolidationStatus(db),
+      consolidation: stores.status.consolidation(),
       memorySearch: semantic.status(),
       mcp: mcp.status(),
       subagents: subagents.list(),
@@ -424,7 +424,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
       // Faces that show what Wren sends on its own right now (an attached terminal is `cli`).
       connected: bus.deliveringChannels(),
       channels: channels.status(),
-      usage: usageTotals(db),
+      usage: stores.usage.totals(),
     }),
     async mcpSettled(maxMs) {
       const deadline = Date.now() + maxMs;
@@ -453,7 +453,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
         await Promise.race([listeners, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
         await memory.close(Math.min(graceMs, 5000));
         await mcp.stop();
-        db.close();
+        stores.close();
         stopCopilotRedaction();
         lock?.release();
         logger.flush?.();

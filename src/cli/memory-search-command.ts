@@ -1,8 +1,8 @@
-import type Database from 'better-sqlite3';
 import { resolveEndpoints } from '../config/load-config.js';
 import type { WrenConfig } from '../config/wren-config.js';
 import { pickEmbeddingEndpoint } from '../llm/embedding-endpoint.js';
 import { type MemorySearcher, searchMemory } from '../memory/memory-search.js';
+import type { Stores } from '../store/open-stores.js';
 
 const warn = (line: string) => process.stderr.write(`wren: ${line}\n`);
 
@@ -13,22 +13,25 @@ const warn = (line: string) => process.stderr.write(`wren: ${line}\n`);
  * stderr says so and the answer is by keywords. Without an embedding model nothing more than keyword
  * search is even loaded.
  */
-export async function cliMemorySearch(db: Database.Database, config: WrenConfig): Promise<MemorySearcher> {
+export async function cliMemorySearch(
+  stores: Pick<Stores, 'embeddings' | 'messages' | 'loadVectors'>,
+  config: WrenConfig,
+): Promise<MemorySearcher> {
   const endpoint = pickEmbeddingEndpoint(resolveEndpoints(config));
   if (!endpoint) {
     return async (query) =>
-      searchMemory({ db, workspace: config.workspace, timezone: config.agent.timezone }, query);
+      searchMemory(
+        { messages: stores.messages, workspace: config.workspace, timezone: config.agent.timezone },
+        query,
+      );
   }
-  const [{ createHybridSearch }, { loadVectorExtension }] = await Promise.all([
-    import('../memory/hybrid-search.js'),
-    import('../store/open-database.js'),
-  ]);
+  const { createHybridSearch } = await import('../memory/hybrid-search.js');
   return createHybridSearch({
-    db,
+    stores,
     workspace: () => config.workspace,
     timezone: () => config.agent.timezone,
     endpoint: () => {
-      const support = loadVectorExtension(db);
+      const support = stores.loadVectors();
       if (support.ok) return endpoint;
       warn(`sqlite-vec could not load (${support.reason}); searching by keywords only`);
       return undefined;

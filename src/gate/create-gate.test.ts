@@ -5,6 +5,7 @@ import type { Risk, Tool, ToolAssessment, ToolContext } from '../agent/tool.js';
 import { ToolRegistry } from '../agent/tool-registry.js';
 import { MessageBus } from '../bus/message-bus.js';
 import type { ApprovalEvent, ApprovalRequest } from '../bus/messages.js';
+import { openStores } from '../store/open-stores.js';
 import { createExecTool } from '../tools/exec/exec-tool.js';
 import { toolsSectionSchema, toToolsConfig } from '../tools/tools-config.js';
 import { createGate, type Gate } from './create-gate.js';
@@ -24,7 +25,7 @@ function setup(section: Record<string, unknown> = {}, db = gateDatabase()) {
   const bus = new MessageBus();
   const events: ApprovalEvent[] = [];
   bus.subscribeApprovals((event) => events.push(event));
-  const gate = createGate({ config: () => config, db, bus });
+  const gate = createGate({ config: () => config, stores: openStores(db), bus });
   open.push({ db, gate });
   const registry = new ToolRegistry();
   const ran: Array<{ tool: string; args: Record<string, unknown> }> = [];
@@ -383,7 +384,7 @@ describe('secrets and the real exec tool', () => {
     const config = toGateConfig(
       gateSectionSchema.parse({ mode: 'auto', secrets: { TOKEN: 'supersecretvalue123' } }),
     );
-    const gate = createGate({ config: () => config, db });
+    const gate = createGate({ config: () => config, stores: openStores(db) });
     open.push({ db, gate });
     const workspace = mkdtempSync(join(tmpdir(), 'wren-secret-exec-'));
     const registry = new ToolRegistry().register(

@@ -1,17 +1,10 @@
-import type { Database } from 'better-sqlite3';
 import type { Tool, ToolAssessment, ToolContext, ToolResult } from '../agent/tool.js';
 import type { AfterToolCall, BeforeToolCall } from '../agent/tool-registry.js';
 import type { MessageBus } from '../bus/message-bus.js';
 import type { ApprovalAnswerResult, ApprovalChoice, ApprovalRequest } from '../bus/messages.js';
-import {
-  type AuditEntry,
-  type AuditQuery,
-  AuditRepository,
-  type NewAuditEntry,
-} from '../store/audit-repository.js';
-import { type Grant, GrantRepository, type NewGrant } from '../store/grant-repository.js';
-import { PendingApprovalRepository } from '../store/pending-approval-repository.js';
-import { TaintRepository } from '../store/taint-repository.js';
+import type { AuditEntry, AuditQuery, NewAuditEntry } from '../store/audit-repository.js';
+import type { Grant, NewGrant } from '../store/grant-repository.js';
+import type { Stores } from '../store/open-stores.js';
 import { ApprovalBroker, type ApprovalResult } from './approval-broker.js';
 import { evaluatePolicy, type PolicyDecision, type TaintMark } from './evaluate-policy.js';
 import type { GateConfig } from './gate-config.js';
@@ -20,8 +13,8 @@ import { Redactor, resolveSecretsInPlace, secretReferences } from './redactor.js
 export interface GateDeps {
   /** Read at every call, so config reloads apply to the next call. */
   config: () => GateConfig;
-  /** The migrated database (schema v3): audit log, grants, session taint. */
-  db: Database;
+  /** The home's stores: audit log, grants, session taint, pending approvals. */
+  stores: Pick<Stores, 'audit' | 'grants' | 'taint' | 'approvals'>;
   /** Approval requests and resolutions go out here; answers come back through `bus.answerApproval`. */
   bus?: MessageBus;
   now?: () => number;
@@ -77,9 +70,7 @@ function describeWait(seconds: number): string {
  * arguments. Never throws from a hook: a failure inside the gate denies the call.
  */
 export function createGate(deps: GateDeps): Gate {
-  const audit = new AuditRepository(deps.db);
-  const grants = new GrantRepository(deps.db, deps.now);
-  const taint = new TaintRepository(deps.db);
+  const { audit, grants, taint } = deps.stores;
   const redactor = deps.redactor ?? new Redactor();
   let secretsInForce: GateConfig['secrets'] | undefined;
   const current = (): GateConfig => {
@@ -92,7 +83,7 @@ export function createGate(deps: GateDeps): Gate {
   };
   const broker = new ApprovalBroker({
     ...(deps.bus ? { bus: deps.bus } : {}),
-    store: new PendingApprovalRepository(deps.db),
+    store: deps.stores.approvals,
     ...(deps.onResumedAnswer ? { onResumedAnswer: deps.onResumedAnswer } : {}),
     timeoutMs: () => current().approvalTimeoutSeconds * 1000,
     ...(deps.now ? { now: deps.now } : {}),

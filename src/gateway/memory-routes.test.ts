@@ -15,6 +15,7 @@ import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { formatHistoryEntry, HISTORY_HEADER } from '../memory/history-file.js';
 import { openDatabase } from '../store/open-database.js';
+import { openStores } from '../store/open-stores.js';
 import { SqliteSessionStore } from '../store/sqlite-session-store.js';
 import { MAX_MEMORY_FILE_BYTES, registerMemoryRoutes } from './memory-routes.js';
 
@@ -40,7 +41,7 @@ function setup() {
   const app = new Hono();
   registerMemoryRoutes(app, {
     workspace: () => workspace,
-    db,
+    messages: openStores(db).messages,
     timezone: () => 'UTC',
     onEdit: (edit) => edits.push(edit),
   });

@@ -1,12 +1,12 @@
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { parseHistoryEntries } from '../memory/history-file.js';
 import { updateMarkdownFile } from '../memory/markdown-file.js';
 import { type MemorySearcher, searchMemory } from '../memory/memory-search.js';
+import type { MessageSearchStore } from '../store/open-stores.js';
 import { O_NOFOLLOW } from '../tools/open-folder.js';
 import type * as Api from './api-types.js';
 import { problem } from './problem.js';
@@ -35,11 +35,11 @@ const READ_FLAGS = constants.O_RDONLY | O_NOFOLLOW | (constants.O_NONBLOCK ?? 0)
 export interface MemoryRouteOptions {
   /** The workspace folder (read per request: a config reload may move it). */
   workspace: () => string;
-  /** The database `memory_search` searches (past messages of every session). */
-  db: Database;
+  /** The past messages of every session `memory_search` searches. */
+  messages: MessageSearchStore;
   /** The owner's IANA zone: search dates and stamps are read in it. */
   timezone: () => string | undefined;
-  /** The search `memory_search` runs (keywords and meaning); default: keyword search over `db`. */
+  /** The search `memory_search` runs (keywords and meaning); default: keyword search over `messages`. */
   search?: MemorySearcher;
   /** Told after a file was replaced over the API (for the log; never given the content). */
   onEdit?: (edit: { name: MemoryFileName; size: number }) => void;
@@ -259,7 +259,7 @@ export function registerMemoryRoutes(app: Hono, options: MemoryRouteOptions): vo
     const found = options.search
       ? await options.search(query, c.req.raw.signal)
       : searchMemory(
-          { db: options.db, workspace: options.workspace(), ...(zone ? { timezone: zone } : {}) },
+          { messages: options.messages, workspace: options.workspace(), ...(zone ? { timezone: zone } : {}) },
           query,
         );
     const results = [

@@ -1,14 +1,12 @@
 import { existsSync } from 'node:fs';
-import type { Database } from 'better-sqlite3';
 import type { RuntimeCommand } from '../agent/agent-runtime.js';
 import type { ContextBuilderOptions } from '../agent/context-builder.js';
 import type { SessionRecord, SessionStore } from '../agent/session-store.js';
 import type { Tool } from '../agent/tool.js';
 import type { ChatModel } from '../llm/types.js';
-import { SqliteConsolidationStatusStore } from '../store/consolidation-status-repository.js';
-import { MemoRepository } from '../store/memo-repository.js';
-import { TaintRepository } from '../store/taint-repository.js';
-import { TaskRepository } from '../store/task-repository.js';
+import type { MemoRepository } from '../store/memo-repository.js';
+import type { Stores } from '../store/open-stores.js';
+import type { TaskRepository } from '../store/task-repository.js';
 import { Consolidator, type ConsolidatorOptions } from './consolidator.js';
 import { createMemoryCommands } from './memory-commands.js';
 import type { MemoryConfig } from './memory-config.js';
@@ -21,8 +19,8 @@ import { createReadSkillTool } from './tools/read-skill-tool.js';
 import { createTaskTool, openTasksSection } from './tools/task-tool.js';
 
 export interface MemoryDeps {
-  /** The database (migrated to schema v2) behind `store`. */
-  db: Database;
+  /** The home's stores: consolidation status, memos, tasks, taint and message search (beside `store`). */
+  stores: Pick<Stores, 'consolidation' | 'memos' | 'tasks' | 'taint' | 'messages'>;
   store: SessionStore;
   model: ChatModel;
   workspace: () => string;
@@ -67,13 +65,10 @@ export interface Memory {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Builds the memory subsystem over one SQLite database and workspace. Does no I/O until `start`. */
+/** Builds the memory subsystem over the home's stores and workspace. Does no I/O until `start`. */
 export function createMemory(deps: MemoryDeps): Memory {
-  const status = new SqliteConsolidationStatusStore(deps.db);
-  const memos = new MemoRepository(deps.db, deps.clock);
-  const tasks = new TaskRepository(deps.db, deps.clock);
+  const { consolidation: status, memos, tasks, taint } = deps.stores;
   const skills = new SkillLibrary(deps.workspace, deps.env);
-  const taint = new TaintRepository(deps.db);
   const consolidator = new Consolidator({
     store: deps.store,
     model: deps.model,
@@ -95,14 +90,14 @@ export function createMemory(deps: MemoryDeps): Memory {
     (async (query) => {
       const zone = timezone();
       return searchMemory(
-        { db: deps.db, workspace: deps.workspace(), ...(zone ? { timezone: zone } : {}) },
+        { messages: deps.stores.messages, workspace: deps.workspace(), ...(zone ? { timezone: zone } : {}) },
         query,
       );
     });
   return {
     tools: [
       createMemorySearchTool({
-        db: deps.db,
+        stores: deps.stores,
         workspace: deps.workspace,
         timezone,
         ...(semantic ? { search } : {}),

@@ -11,6 +11,7 @@ import { embedTexts } from '../llm/embed-texts.js';
 import type { EndpointConfig } from '../llm/endpoint.js';
 import { EmbeddingRepository } from '../store/embedding-repository.js';
 import { loadVectorExtension, openDatabase } from '../store/open-database.js';
+import { openStores } from '../store/open-stores.js';
 import { SqliteSessionStore } from '../store/sqlite-session-store.js';
 import { BackgroundEmbedder } from './background-embedder.js';
 import { formatHistoryEntry } from './history-file.js';
@@ -58,7 +59,7 @@ const embedAll = () =>
 
 function hybrid(available = () => true) {
   return createHybridSearch({
-    db,
+    stores: openStores(db),
     workspace: () => dir,
     timezone: () => 'UTC',
     endpoint: () => endpoint,
@@ -68,7 +69,8 @@ function hybrid(available = () => true) {
   });
 }
 
-const keywords = (query: MemorySearchQuery) => searchMemory({ db, workspace: dir, timezone: 'UTC' }, query);
+const keywords = (query: MemorySearchQuery) =>
+  searchMemory({ messages: openStores(db).messages, workspace: dir, timezone: 'UTC' }, query);
 
 describe('hybrid memory search', () => {
   it('finds by meaning the fact a keyword search misses', async () => {

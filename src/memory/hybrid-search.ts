@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
 import { createDeadline } from '../llm/create-deadline.js';
 import { type EmbedTexts, embedTexts } from '../llm/embed-texts.js';
 import type { EndpointConfig } from '../llm/endpoint.js';
-import { EmbeddingRepository, type VectorMessageHit } from '../store/embedding-repository.js';
-import { searchMessages, type MessageHit as WordHit } from '../store/message-search-repository.js';
+import type { EmbeddingRepository, VectorMessageHit } from '../store/embedding-repository.js';
+import type { MessageHit as WordHit } from '../store/message-search-repository.js';
+import type { Stores } from '../store/open-stores.js';
 import { contentHash, embeddingText, historyText } from './embedding-text.js';
 import { formatStamp } from './format-time.js';
 import { type HistoryEntry, parseHistoryEntries } from './history-file.js';
@@ -26,12 +26,13 @@ import { fuseRanks } from './reciprocal-rank-fusion.js';
 const QUERY_DEADLINE_MS = 10_000;
 
 export interface HybridSearchOptions {
-  db: Database;
+  /** Where past messages and their vectors are searched. */
+  stores: Pick<Stores, 'embeddings' | 'messages'>;
   workspace: () => string;
   timezone?: () => string | undefined;
   /**
    * The embedding endpoint to search with, or undefined when vector search is off (no embedding model, or
-   * sqlite-vec not loaded into `db`): then every search is exactly `searchMemory`.
+   * sqlite-vec not loaded): then every search is exactly `searchMemory`.
    */
   endpoint: () => EndpointConfig | undefined;
   /** Results by meaning must be at least this similar to the query (cosine, -1…1). */
@@ -62,12 +63,16 @@ function openingOf(text: string, size = 160): string {
  * cannot be embedded, it is `searchMemory` unchanged. Never rejects for endpoint failures.
  */
 export function createHybridSearch(options: HybridSearchOptions): MemorySearcher {
-  const repository = new EmbeddingRepository(options.db);
+  const repository = options.stores.embeddings;
   const embed = options.embed ?? embedTexts;
   const keywordsOnly = (query: MemorySearchQuery) => {
     const zone = options.timezone?.();
     return searchMemory(
-      { db: options.db, workspace: options.workspace(), ...(zone ? { timezone: zone } : {}) },
+      {
+        messages: options.stores.messages,
+        workspace: options.workspace(),
+        ...(zone ? { timezone: zone } : {}),
+      },
       query,
     );
   };
@@ -112,7 +117,7 @@ function fuse(query: MemorySearchQuery, context: FuseContext): MemorySearchResul
   // Each retriever offers more than the limit, so fusion has something to reorder.
   const candidates = Math.min(100, Math.max(20, limit * 3));
   const bounds = dayBounds(query, zone);
-  const byWords = searchMessages(options.db, { text: query.text, limit: candidates, ...bounds });
+  const byWords = options.stores.messages.search({ text: query.text, limit: candidates, ...bounds });
   const byMeaning = context.repository.nearestMessages({
     model: context.model,
     vector: context.vector,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
-import { type MessageHit, searchMessages } from '../store/message-search-repository.js';
+import type { MessageHit } from '../store/message-search-repository.js';
+import type { MessageSearchStore } from '../store/open-stores.js';
 import { formatStamp } from './format-time.js';
 import { type HistoryEntry, parseHistoryEntries } from './history-file.js';
 import { readSnapshot } from './markdown-file.js';
@@ -86,16 +86,18 @@ export function excerpt(body: string, terms: string[], size = 300): string {
  * throws for odd query text (it is reduced to words).
  */
 export function searchMemory(
-  options: { db: Database; workspace: string; timezone?: string },
+  options: { messages: MessageSearchStore; workspace: string; timezone?: string },
   query: MemorySearchQuery,
 ): MemorySearchResult {
   const zone = options.timezone;
   const history = searchHistory(readSnapshot(join(options.workspace, 'HISTORY.md')).text, query);
-  const messages = searchMessages(options.db, {
-    text: query.text,
-    limit: query.limit ?? 8,
-    ...dayBounds(query, zone),
-  }).map((hit) => ({ ...hit, when: formatStamp(hit.createdAt, zone) }));
+  const messages = options.messages
+    .search({
+      text: query.text,
+      limit: query.limit ?? 8,
+      ...dayBounds(query, zone),
+    })
+    .map((hit) => ({ ...hit, when: formatStamp(hit.createdAt, zone) }));
   return { history, messages };
 }
 

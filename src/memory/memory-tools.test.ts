@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryFixture, SplitModel, testMemoryConfig } from '../../test/support/memory-kit.js';
 import type { ToolContext } from '../agent/tool.js';
+import { openStores } from '../store/open-stores.js';
 import { SqliteSessionStore } from '../store/sqlite-session-store.js';
 import { TaintRepository } from '../store/taint-repository.js';
 import { createMemory } from './create-memory.js';
@@ -17,7 +18,7 @@ function setup(env: NodeJS.ProcessEnv = { PATH: '' }) {
   const fixture = memoryFixture();
   const store = new SqliteSessionStore(fixture.db, () => Date.parse('2026-03-14T10:00:00Z'));
   const memory = createMemory({
-    db: fixture.db,
+    stores: openStores(fixture.db),
     store,
     model: new SplitModel(),
     workspace: () => fixture.workspace,

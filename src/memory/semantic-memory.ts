@@ -1,9 +1,8 @@
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
 import type { EmbedTexts } from '../llm/embed-texts.js';
 import type { EndpointConfig } from '../llm/endpoint.js';
-import { EmbeddingRepository } from '../store/embedding-repository.js';
 import type { VectorSupport } from '../store/open-database.js';
+import type { Stores } from '../store/open-stores.js';
 import { BackgroundEmbedder, type BackgroundEmbedderOptions } from './background-embedder.js';
 import { createHybridSearch } from './hybrid-search.js';
 import type { MemorySearcher } from './memory-search.js';
@@ -39,12 +38,13 @@ export interface SemanticMemory {
 }
 
 export interface SemanticMemoryOptions {
-  db: Database;
+  /** Where past messages and their vectors are kept. */
+  stores: Pick<Stores, 'embeddings' | 'messages'>;
   workspace: () => string;
   timezone?: () => string | undefined;
   /** The embedding endpoint configured now (enabled, tagged `embedding`), or undefined. */
   endpoint: () => EndpointConfig | undefined;
-  /** Loads sqlite-vec into `db` (memoised per connection); called only once an embedding model is configured. */
+  /** Loads sqlite-vec (memoised per connection); called only once an embedding model is configured. */
   loadVectors: () => VectorSupport;
   minSimilarity: () => number;
   embed?: EmbedTexts;
@@ -67,7 +67,7 @@ export interface SemanticMemoryOptions {
  * or without sqlite-vec, it is keyword search exactly as before and the embedder idles.
  */
 export function createSemanticMemory(options: SemanticMemoryOptions): SemanticMemory {
-  const repository = new EmbeddingRepository(options.db, options.clock);
+  const repository = options.stores.embeddings;
   let told = false;
   /** The endpoint when vector search can run: configured, and sqlite-vec loaded. */
   const inForce = (): EndpointConfig | undefined => {
@@ -93,7 +93,7 @@ export function createSemanticMemory(options: SemanticMemoryOptions): SemanticMe
     ...(options.onRecovery ? { onRecovery: options.onRecovery } : {}),
   });
   const search = createHybridSearch({
-    db: options.db,
+    stores: options.stores,
     workspace: options.workspace,
     ...(options.timezone ? { timezone: options.timezone } : {}),
     endpoint: inForce,

@@ -1,9 +1,8 @@
-import type { Database } from 'better-sqlite3';
 import type { MessageBus } from '../bus/message-bus.js';
 import { acquireHomeLock, type HomeLock, HomeLockedError } from '../store/home-lock.js';
-import { type Delivery, OutboxRepository, type OutboxRun } from '../store/outbox-repository.js';
-import { PushSubscriptionRepository } from '../store/push-subscription-repository.js';
-import { ReminderRepository } from '../store/reminder-repository.js';
+import type { Stores } from '../store/open-stores.js';
+import type { Delivery, OutboxRepository, OutboxRun } from '../store/outbox-repository.js';
+import type { ReminderRepository } from '../store/reminder-repository.js';
 import type { ProactiveConfig } from './proactive-config.js';
 import { reminderSource } from './reminder-source.js';
 import {
@@ -18,7 +17,8 @@ import { createWebhookDeliverer } from './webhook-deliverer.js';
 
 export interface ProactiveDeps {
   home: string;
-  db: Database;
+  /** The home's stores: reminders, the outbox and feed, web push subscriptions (their clock stamps rows). */
+  stores: Pick<Stores, 'reminders' | 'outbox' | 'pushSubscriptions'>;
   bus: MessageBus;
   /** The owner's own chat on a channel (the target `telegram:owner`), when the channel knows one. */
   ownerChat?: (channel: string) => string | undefined;
@@ -89,8 +89,7 @@ export function deliveryText(delivery: Delivery): string {
  */
 export function createProactive(deps: ProactiveDeps): Proactive {
   const clock = deps.clock ?? Date.now;
-  const reminders = new ReminderRepository(deps.db, clock);
-  const outbox = new OutboxRepository(deps.db, clock);
+  const { reminders, outbox } = deps.stores;
   const shutdown = new AbortController();
   let push: Deliverer | undefined;
 
@@ -148,7 +147,7 @@ export function createProactive(deps: ProactiveDeps): Proactive {
         if (!push) {
           const { createPushDeliverer, loadVapidKeys } = await import('./web-push.js');
           push = createPushDeliverer({
-            subscriptions: new PushSubscriptionRepository(deps.db),
+            subscriptions: deps.stores.pushSubscriptions,
             vapid: loadVapidKeys(deps.home),
           });
         }

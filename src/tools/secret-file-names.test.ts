@@ -16,6 +16,7 @@ import type { Tool, ToolContext } from '../agent/tool.js';
 import { ToolRegistry } from '../agent/tool-registry.js';
 import { createGate } from '../gate/create-gate.js';
 import { gateSectionSchema, toGateConfig } from '../gate/gate-config.js';
+import { openStores } from '../store/open-stores.js';
 import { createExecTool } from './exec/exec-tool.js';
 import { createFileTools } from './file-tools.js';
 import { secretFileName } from './secret-file-names.js';
@@ -75,7 +76,10 @@ describe('secretFileName', () => {
 describe('write_file and edit_file onto a secret file, in auto mode', () => {
   const invoke = async (name: string, args: Record<string, unknown>, tools: Tool[]) => {
     const db = gateDatabase();
-    const gate = createGate({ config: () => toGateConfig(gateSectionSchema.parse({ mode: 'auto' })), db });
+    const gate = createGate({
+      config: () => toGateConfig(gateSectionSchema.parse({ mode: 'auto' })),
+      stores: openStores(db),
+    });
     const registry = new ToolRegistry();
     for (const tool of tools) registry.register(tool);
     try {

@@ -11,6 +11,7 @@ import { estimateRequestTokens } from '../../src/llm/token-estimate.js';
 import type { ChatModel } from '../../src/llm/types.js';
 import { createMemory, type Memory } from '../../src/memory/create-memory.js';
 import type { MemoryConfig } from '../../src/memory/memory-config.js';
+import { openStores } from '../../src/store/open-stores.js';
 import { SqliteSessionStore } from '../../src/store/sqlite-session-store.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
 import { memoryFixture, SplitModel, saveMemory, testMemoryConfig, until } from '../support/memory-kit.js';
@@ -33,7 +34,7 @@ function compose(model: ChatModel, config: Partial<MemoryConfig> = {}) {
   const fixture = memoryFixture();
   const store: SessionStore = new SqliteSessionStore(fixture.db);
   const memory: Memory = createMemory({
-    db: fixture.db,
+    stores: openStores(fixture.db),
     store,
     model,
     workspace: () => fixture.workspace,

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryTidy } from '../../src/memory/tidy/memory-tidy.js';
+import { openStores } from '../../src/store/open-stores.js';
 import { openMemoryDatabase, testMemoryConfig } from '../support/memory-kit.js';
 import { ScriptedModel } from '../support/scripted-model.js';
 import { cliEnv, makeHome } from '../support/wren-home.js';
@@ -41,7 +42,7 @@ async function tidyNow(home: string, at: string, answer: string): Promise<void> 
       toolCalls: [{ name: 'save_tidy', arguments: { memory_md: answer } }],
     });
     const tidy = new MemoryTidy({
-      db,
+      stores: openStores(db),
       model,
       workspace: () => join(home, 'workspace'),
       config: () => testMemoryConfig(),

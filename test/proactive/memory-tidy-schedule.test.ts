@@ -9,6 +9,7 @@ import { createRunExecutor } from '../../src/proactive/run-executor.js';
 import { Scheduler } from '../../src/proactive/scheduler.js';
 import { tidyKey, tidySource } from '../../src/proactive/tidy-source.js';
 import { openDatabase } from '../../src/store/open-database.js';
+import { openStores } from '../../src/store/open-stores.js';
 import { type Delivery, OutboxRepository } from '../../src/store/outbox-repository.js';
 import { SettingsRepository } from '../../src/store/settings-repository.js';
 import { FakeClock } from '../support/fake-clock.js';
@@ -64,7 +65,7 @@ function engine(
   const delivered: Delivery[] = [];
   const state = { every: options.every };
   const tidy = new MemoryTidy({
-    db: place.db,
+    stores: openStores(place.db),
     model,
     workspace: () => place.workspace,
     config: () => testMemoryConfig(),

@@ -10,6 +10,7 @@ import { MessageBus } from '../../src/bus/message-bus.js';
 import { createGate } from '../../src/gate/create-gate.js';
 import { gateSectionSchema, toGateConfig } from '../../src/gate/gate-config.js';
 import type { ChatModel } from '../../src/llm/types.js';
+import { openStores } from '../../src/store/open-stores.js';
 import { gateDatabase } from './gate-database.js';
 
 export interface GatedRuntimeOptions {
@@ -28,7 +29,7 @@ export function gatedRuntime(options: GatedRuntimeOptions) {
   const bus = new MessageBus();
   const db = gateDatabase();
   const config = toGateConfig(gateSectionSchema.parse(options.gate ?? {}));
-  const gate = createGate({ config: () => config, db, bus });
+  const gate = createGate({ config: () => config, stores: openStores(db), bus });
   const registry = new ToolRegistry();
   for (const tool of options.tools ?? []) registry.register(tool);
   const store = new MemorySessionStore();

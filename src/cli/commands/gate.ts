@@ -1,8 +1,8 @@
-import type Database from 'better-sqlite3';
 import type { Command } from 'commander';
 import { ensureHome } from '../../config/home.js';
 import type { SandboxProbe } from '../../tools/exec/sandbox.js';
 import { EXIT } from '../report-failure.js';
+import { withStores } from '../with-stores.js';
 
 /** Where the gate commands write (the process streams, or buffers in tests). */
 export interface GateCommandIo {
@@ -11,11 +11,6 @@ export interface GateCommandIo {
 }
 
 const defaultIo = (): GateCommandIo => ({ stdout: process.stdout, stderr: process.stderr });
-
-async function withDatabase<T>(home: string, use: (db: Database.Database) => Promise<T> | T) {
-  const { withHome } = await import('../../app-home.js');
-  return withHome(home, (opened) => use(opened.db()));
-}
 
 function time(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
@@ -38,8 +33,7 @@ export async function runApprovalsList(
   options: { home: string; json?: boolean },
   io = defaultIo(),
 ): Promise<number> {
-  const { GrantRepository } = await import('../../store/grant-repository.js');
-  const grants = await withDatabase(options.home, (db) => new GrantRepository(db).active());
+  const grants = await withStores(options.home, (stores) => stores.grants.active());
   if (options.json) {
     io.stdout.write(`${JSON.stringify({ grants }, null, 2)}\n`);
     return EXIT.ok;
@@ -70,8 +64,7 @@ export async function runApprovalsRevoke(
   options: { home: string; id: string },
   io = defaultIo(),
 ): Promise<number> {
-  const { GrantRepository } = await import('../../store/grant-repository.js');
-  const revoked = await withDatabase(options.home, (db) => new GrantRepository(db).revoke(options.id));
+  const revoked = await withStores(options.home, (stores) => stores.grants.revoke(options.id));
   if (!revoked) {
     io.stderr.write(`wren: no standing approval ${options.id}; \`wren approvals\` lists them\n`);
     return EXIT.failed;
@@ -94,9 +87,8 @@ export async function runAudit(options: AuditOptions, io = defaultIo()): Promise
     io.stderr.write('wren: --limit must be a whole number from 1 to 1000\n');
     return EXIT.usage;
   }
-  const { AuditRepository } = await import('../../store/audit-repository.js');
-  const entries = await withDatabase(options.home, (db) =>
-    new AuditRepository(db).list({ limit, ...(options.session ? { sessionId: options.session } : {}) }),
+  const entries = await withStores(options.home, (stores) =>
+    stores.audit.list({ limit, ...(options.session ? { sessionId: options.session } : {}) }),
   );
   if (options.json) {
     io.stdout.write(`${JSON.stringify({ entries }, null, 2)}\n`);

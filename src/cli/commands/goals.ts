@@ -35,13 +35,12 @@ async function withGoals(
 ): Promise<number> {
   const io = deps.io ?? { stdout: process.stdout, stderr: process.stderr };
   const { withHome } = await import('../../app-home.js');
-  const { GoalRepository } = await import('../../store/goal-repository.js');
   const { GoalError } = await import('../../store/goal-records.js');
   try {
     return await withHome(home, (opened) => {
-      const { agent, proactive } = opened.config;
+      const { proactive } = opened.config;
       return work({
-        goals: new GoalRepository(opened.db(), { timezone: () => agent.timezone }),
+        goals: opened.stores().goals,
         io,
         now: (deps.now ?? Date.now)(),
         defaultTargets: proactive.deliverTo.length ? [...proactive.deliverTo] : ['cli:terminal'],

@@ -9,6 +9,7 @@ import { CronJobRepository } from '../../store/cron-job-repository.js';
 import { MIGRATION_V7 } from '../../store/migration-v7-cron.js';
 import { MIGRATIONS, migrate } from '../../store/migrations.js';
 import { openDatabase } from '../../store/open-database.js';
+import { openStores } from '../../store/open-stores.js';
 import { OutboxRepository } from '../../store/outbox-repository.js';
 import { type JobsView, listJobs, registerJobCommands, requestJobRun } from './jobs.js';
 
@@ -18,7 +19,7 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-function view(jobs: string): JobsView {
+function view(jobs: string): JobsView & { db: ReturnType<typeof openDatabase> } {
   const dir = mkdtempSync(join(tmpdir(), 'wren-jobs-cli-'));
   const db = openDatabase(join(dir, 'wren.db'), { migrate: false });
   migrate(db, [...MIGRATIONS.filter((step) => step.version < 7), MIGRATION_V7]);
@@ -28,7 +29,13 @@ function view(jobs: string): JobsView {
   });
   const file = join(dir, 'jobs.yaml');
   writeFileSync(file, jobs);
-  return { file, db, defaults: { timezone: 'UTC', deliverTo: ['cli:terminal'] }, now: NOW };
+  return {
+    file,
+    db,
+    stores: openStores(db),
+    defaults: { timezone: 'UTC', deliverTo: ['cli:terminal'] },
+    now: NOW,
+  };
 }
 
 describe('wren jobs', () => {

@@ -1,15 +1,15 @@
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import type { Command } from 'commander';
 import type { CronDefaults } from '../../proactive/cron-source.js';
 import type { JobSummary } from '../../proactive/job-summary.js';
+import type { Stores } from '../../store/open-stores.js';
 import { EXIT } from '../report-failure.js';
 
-/** What the jobs commands read: jobs.yaml, the home's database and the defaults from config.yaml. */
+/** What the jobs commands read: jobs.yaml, the home's stores and the defaults from config.yaml. */
 export interface JobsView {
   /** Absolute path of jobs.yaml. */
   file: string;
-  db: Database.Database;
+  stores: Pick<Stores, 'cronJobs' | 'outbox'>;
   defaults: CronDefaults;
   now: number;
 }
@@ -18,13 +18,11 @@ export interface JobsView {
 export async function listJobs(view: JobsView): Promise<JobSummary[]> {
   const { readJobsFile } = await import('../../proactive/jobs-file.js');
   const { jobSummaries } = await import('../../proactive/job-summary.js');
-  const { CronJobRepository } = await import('../../store/cron-job-repository.js');
-  const { OutboxRepository } = await import('../../store/outbox-repository.js');
   return jobSummaries(readJobsFile(view.file), {
     defaults: view.defaults,
     now: view.now,
-    repository: new CronJobRepository(view.db),
-    outbox: new OutboxRepository(view.db),
+    repository: view.stores.cronJobs,
+    outbox: view.stores.outbox,
   });
 }
 
@@ -35,10 +33,9 @@ export async function listJobs(view: JobsView): Promise<JobSummary[]> {
  * @throws ConfigError when jobs.yaml is invalid.
  */
 export async function requestJobRun(view: JobsView, name: string): Promise<JobSummary | undefined> {
-  const { CronJobRepository } = await import('../../store/cron-job-repository.js');
   const job = (await listJobs(view)).find((entry) => entry.name === name);
   if (!job) return undefined;
-  new CronJobRepository(view.db).requestRun(job, view.now);
+  view.stores.cronJobs.requestRun(job, view.now);
   return job;
 }
 
@@ -67,7 +64,7 @@ async function withView(home: string, work: (view: JobsView) => Promise<void>): 
     await withHome(home, (opened) =>
       work({
         file: join(home, 'jobs.yaml'),
-        db: opened.db(),
+        stores: opened.stores(),
         defaults: {
           timezone: opened.config.agent.timezone,
           deliverTo: opened.config.proactive.deliverTo,
@@ -107,9 +104,8 @@ export function registerJobCommands(program: Command, home: () => string): void 
     .action(async (name: string, options: { json?: boolean }) => {
       const { jobHistory } = await import('../../proactive/cron-source.js');
       const { jobRunLine } = await import('../../proactive/job-summary.js');
-      const { OutboxRepository } = await import('../../store/outbox-repository.js');
       await withView(home(), async (view) => {
-        const runs = jobHistory(new OutboxRepository(view.db), name);
+        const runs = jobHistory(view.stores.outbox, name);
         if (options.json) out(JSON.stringify(runs, null, 2));
         else if (runs.length === 0) out(`No runs of ${name} yet.`);
         else out(runs.map((run) => jobRunLine(run, view.defaults.timezone)).join('\n'));

@@ -24,9 +24,8 @@ async function withPins<T>(
   home: string,
   use: (pins: import('../../store/mcp-pin-repository.js').McpPinRepository) => T,
 ) {
-  const { withHome } = await import('../../app-home.js');
-  const { McpPinRepository } = await import('../../store/mcp-pin-repository.js');
-  return withHome(home, (opened) => use(new McpPinRepository(opened.db())));
+  const { withStores } = await import('../with-stores.js');
+  return withStores(home, (stores) => use(stores.mcpPins));
 }
 
 /** Servers of mcp.json with the live state from a running Wren, or their configured state when none runs. */

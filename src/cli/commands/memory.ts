@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import type { Command } from 'commander';
 import type { WrenConfig } from '../../config/wren-config.js';
+import type { Stores } from '../../store/open-stores.js';
 import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 import { wholeNumber } from '../whole-number.js';
@@ -25,11 +25,11 @@ function requireId(text: string, kind: 'memo' | 'task'): number | undefined {
 
 async function withHome(
   home: string,
-  run: (opened: { config: WrenConfig; db: Database.Database; timezone: string }) => Promise<number> | number,
+  run: (opened: { config: WrenConfig; stores: Stores; timezone: string }) => Promise<number> | number,
 ) {
   const { withHome: withOpened } = await import('../../app-home.js');
   return withOpened(home, (opened) =>
-    run({ config: opened.config, db: opened.db(), timezone: opened.config.agent.timezone }),
+    run({ config: opened.config, stores: opened.stores(), timezone: opened.config.agent.timezone }),
   );
 }
 
@@ -65,9 +65,9 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
           process.exitCode = EXIT.usage;
           return;
         }
-        process.exitCode = await withHome(home(), async ({ db, config }) => {
+        process.exitCode = await withHome(home(), async ({ stores, config }) => {
           const query = words.join(' ');
-          const search = await cliMemorySearch(db, config);
+          const search = await cliMemorySearch(stores, config);
           const result = await search({
             text: query,
             ...(options.since ? { since: options.since } : {}),
@@ -87,12 +87,11 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
     .action(async (options: { json?: boolean }) => {
       const { readSnapshot } = await import('../../memory/markdown-file.js');
       const { parseHistoryEntries } = await import('../../memory/history-file.js');
-      const { consolidationStatus } = await import('../../store/consolidation-status-repository.js');
-      process.exitCode = await withHome(home(), ({ db, config }) => {
+      process.exitCode = await withHome(home(), ({ stores, config }) => {
         const file = join(config.workspace, 'MEMORY.md');
         const text = readSnapshot(file).text;
         const entries = parseHistoryEntries(readSnapshot(join(config.workspace, 'HISTORY.md')).text).length;
-        const status = consolidationStatus(db);
+        const status = stores.status.consolidation();
         if (options.json) {
           json({ file, memory: text, historyEntries: entries, consolidation: status });
           return EXIT.ok;
@@ -117,10 +116,10 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
     .option('--json', 'print JSON')
     .action(async (options: { force?: boolean; json?: boolean }) => {
       const { undoTidy, UndoTidyError } = await import('../../memory/tidy/undo-tidy.js');
-      process.exitCode = await withHome(home(), async ({ db, config, timezone }) => {
+      process.exitCode = await withHome(home(), async ({ stores, config, timezone }) => {
         try {
           const undone = await undoTidy({
-            db,
+            stores,
             workspace: config.workspace,
             timezone,
             force: options.force === true,
@@ -145,10 +144,9 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
 function registerMemoCommands(program: Command, home: () => string): void {
   const memo = program.command('memo').description('notes kept by Wren (list, add, search, delete)');
   const list = async (options: { json?: boolean; limit?: number }) => {
-    const { MemoRepository } = await import('../../store/memo-repository.js');
     const { memoLine } = await import('../../memory/tools/memo-tool.js');
-    process.exitCode = await withHome(home(), ({ db, timezone }) => {
-      const memos = new MemoRepository(db).list(options.limit ?? 50);
+    process.exitCode = await withHome(home(), ({ stores, timezone }) => {
+      const memos = stores.memos.list(options.limit ?? 50);
       if (options.json) json(memos);
       else out(memos.length ? memos.map((item) => memoLine(item, timezone)).join('\n') : 'No memos yet.');
       return EXIT.ok;
@@ -165,14 +163,13 @@ function registerMemoCommands(program: Command, home: () => string): void {
     .description('save a memo')
     .option('--json', 'print JSON')
     .action(async (words: string[], options: { json?: boolean }) => {
-      const { MemoRepository } = await import('../../store/memo-repository.js');
-      process.exitCode = await withHome(home(), ({ db }) => {
+      process.exitCode = await withHome(home(), ({ stores }) => {
         const text = words.join(' ').trim();
         if (!text) {
           process.stderr.write('wren: a memo needs some text\n');
           return EXIT.usage;
         }
-        const saved = new MemoRepository(db).add(text);
+        const saved = stores.memos.add(text);
         if (options.json) json(saved);
         else out(`Saved memo #${saved.id}.`);
         return EXIT.ok;
@@ -183,10 +180,9 @@ function registerMemoCommands(program: Command, home: () => string): void {
     .description('memos matching the words, best first')
     .option('--json', 'print JSON')
     .action(async (words: string[], options: { json?: boolean }) => {
-      const { MemoRepository } = await import('../../store/memo-repository.js');
       const { memoLine } = await import('../../memory/tools/memo-tool.js');
-      process.exitCode = await withHome(home(), ({ db, timezone }) => {
-        const found = new MemoRepository(db).search(words.join(' '), 50);
+      process.exitCode = await withHome(home(), ({ stores, timezone }) => {
+        const found = stores.memos.search(words.join(' '), 50);
         if (options.json) json(found);
         else
           out(found.length ? found.map((item) => memoLine(item, timezone)).join('\n') : 'No memo matches.');
@@ -197,11 +193,10 @@ function registerMemoCommands(program: Command, home: () => string): void {
     .command('delete <id>')
     .description('delete a memo by id')
     .action(async (id: string) => {
-      const { MemoRepository } = await import('../../store/memo-repository.js');
       const number = requireId(id, 'memo');
       if (number === undefined) return;
-      process.exitCode = await withHome(home(), ({ db }) => {
-        if (new MemoRepository(db).delete(number)) {
+      process.exitCode = await withHome(home(), ({ stores }) => {
+        if (stores.memos.delete(number)) {
           out(`Deleted memo #${number}.`);
           return EXIT.ok;
         }
@@ -220,10 +215,9 @@ function registerTaskCommands(program: Command, home: () => string): void {
     .option('--done', 'only done tasks')
     .option('--json', 'print JSON')
     .action(async (options: { all?: boolean; done?: boolean; json?: boolean }) => {
-      const { TaskRepository } = await import('../../store/task-repository.js');
       const { taskLine } = await import('../../memory/tools/task-tool.js');
-      process.exitCode = await withHome(home(), ({ db }) => {
-        const tasks = new TaskRepository(db).list(options.all ? 'all' : options.done ? 'done' : 'open', 200);
+      process.exitCode = await withHome(home(), ({ stores }) => {
+        const tasks = stores.tasks.list(options.all ? 'all' : options.done ? 'done' : 'open', 200);
         if (options.json) json(tasks);
         else out(tasks.length ? tasks.map(taskLine).join('\n') : 'No tasks.');
         return EXIT.ok;
@@ -241,7 +235,7 @@ function registerTaskCommands(program: Command, home: () => string): void {
         words: string[],
         options: { due?: string; priority?: string; notes?: string; json?: boolean },
       ) => {
-        const { TaskRepository, normalizeDue } = await import('../../store/task-repository.js');
+        const { normalizeDue } = await import('../../store/task-repository.js');
         const { taskLine } = await import('../../memory/tools/task-tool.js');
         let due: string | undefined;
         try {
@@ -257,8 +251,8 @@ function registerTaskCommands(program: Command, home: () => string): void {
           process.exitCode = EXIT.usage;
           return;
         }
-        process.exitCode = await withHome(home(), ({ db }) => {
-          const created = new TaskRepository(db).create({
+        process.exitCode = await withHome(home(), ({ stores }) => {
+          const created = stores.tasks.create({
             title: words.join(' '),
             ...(due ? { due } : {}),
             ...(priority ? { priority } : {}),
@@ -278,11 +272,10 @@ function registerTaskCommands(program: Command, home: () => string): void {
       .command(`${name} <id>`)
       .description(description)
       .action(async (id: string) => {
-        const { TaskRepository } = await import('../../store/task-repository.js');
         const number = requireId(id, 'task');
         if (number === undefined) return;
-        process.exitCode = await withHome(home(), ({ db }) => {
-          const tasks = new TaskRepository(db);
+        process.exitCode = await withHome(home(), ({ stores }) => {
+          const tasks = stores.tasks;
           const ok = name === 'done' ? tasks.complete(number) !== undefined : tasks.delete(number);
           if (!ok) {
             process.stderr.write(`wren: there is no task #${number}\n`);

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { withHome } from '../../app-home.js';
-import { ChannelRepository } from '../../store/channel-repository.js';
 import { EXIT } from '../report-failure.js';
+import { withStores } from '../with-stores.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
 
@@ -20,8 +19,8 @@ export function registerPairingCommands(program: Command, home: () => string): v
     .description('pending codes (valid an hour) and approved senders')
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }) =>
-      withHome(home(), ({ db }) => {
-        const pairings = new ChannelRepository(db()).listPairings(Date.now());
+      withStores(home(), ({ channels }) => {
+        const pairings = channels.listPairings(Date.now());
         if (options.json) {
           out(JSON.stringify({ pairings }, null, 2));
           return;
@@ -40,8 +39,8 @@ export function registerPairingCommands(program: Command, home: () => string): v
     .command('approve <code>')
     .description('let the sender who got this code talk to Wren')
     .action(async (code: string) =>
-      withHome(home(), ({ db }) => {
-        const pairing = new ChannelRepository(db()).approvePairing(code, Date.now());
+      withStores(home(), ({ channels }) => {
+        const pairing = channels.approvePairing(code, Date.now());
         if (!pairing) {
           process.stderr.write(
             `wren: no pending pairing code ${code.toUpperCase()} (codes expire after an hour)\n`,
@@ -58,9 +57,9 @@ export function registerPairingCommands(program: Command, home: () => string): v
     .command('revoke <code-or-sender>')
     .description('forget a pairing (a code, or channel:id such as telegram:12345)')
     .action(async (what: string) =>
-      withHome(home(), ({ db }) => {
+      withStores(home(), ({ channels }) => {
         const at = what.indexOf(':');
-        const removed = new ChannelRepository(db()).revokePairing(
+        const removed = channels.revokePairing(
           at > 0 ? { channel: what.slice(0, at), senderId: what.slice(at + 1) } : { code: what },
         );
         if (!removed) {

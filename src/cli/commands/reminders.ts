@@ -57,11 +57,10 @@ export function registerReminderCommands(program: Command, home: () => string): 
             ? `every ${options.every.replace(/^every\s+/i, '')}`
             : options.at!;
       const { withHome } = await import('../../app-home.js');
-      const { ReminderRepository } = await import('../../store/reminder-repository.js');
       const { addReminder } = await import('../../proactive/add-reminder.js');
       const added = await withHome(home(), (opened) =>
         addReminder(
-          new ReminderRepository(opened.db()),
+          opened.stores().reminders,
           {
             text,
             when,
@@ -88,11 +87,10 @@ export function registerReminderCommands(program: Command, home: () => string): 
     .option('--all', 'also done and cancelled ones')
     .option('--json', 'print JSON')
     .action(async (options: { all?: boolean; json?: boolean }) => {
-      const { withHome } = await import('../../app-home.js');
-      const { ReminderRepository } = await import('../../store/reminder-repository.js');
+      const { withStores } = await import('../with-stores.js');
       const { reminderLine } = await import('../../proactive/reminder-line.js');
-      const list = await withHome(home(), (opened) =>
-        new ReminderRepository(opened.db()).list(options.all ? 'all' : 'active'),
+      const list = await withStores(home(), (stores) =>
+        stores.reminders.list(options.all ? 'all' : 'active'),
       );
       if (options.json) out(JSON.stringify(list, null, 2));
       else out(list.length ? list.map(reminderLine).join('\n') : 'No active reminders.');
@@ -103,11 +101,8 @@ export function registerReminderCommands(program: Command, home: () => string): 
     .action(async (id: string) => {
       if (!/^\d+$/.test(id))
         return fail(`"${id}" is not a reminder id (a number; see wren reminder list)`, EXIT.usage);
-      const { withHome } = await import('../../app-home.js');
-      const { ReminderRepository } = await import('../../store/reminder-repository.js');
-      const cancelled = await withHome(home(), (opened) =>
-        new ReminderRepository(opened.db()).cancel(Number(id)),
-      );
+      const { withStores } = await import('../with-stores.js');
+      const cancelled = await withStores(home(), (stores) => stores.reminders.cancel(Number(id)));
       if (!cancelled) return fail(`no active reminder #${id}`, EXIT.failed);
       await nudgeScheduler(home());
       out(`Cancelled reminder #${id}.`);

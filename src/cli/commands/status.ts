@@ -4,10 +4,10 @@ import { resolveEndpoints } from '../../config/load-config.js';
 import type { WrenConfig } from '../../config/wren-config.js';
 import { pickEmbeddingEndpoint } from '../../llm/embedding-endpoint.js';
 import { describeAt } from '../../proactive/describe-at.js';
-import { consolidationStatus } from '../../store/consolidation-status-repository.js';
-import { EmbeddingRepository } from '../../store/embedding-repository.js';
-import { proactiveSummary } from '../../store/proactive-summary.js';
-import { usageTotals } from '../../store/usage-repository.js';
+import type { ConsolidationStatus } from '../../store/consolidation-status-repository.js';
+import type { Stores } from '../../store/open-stores.js';
+import type { ProactiveSummary } from '../../store/proactive-summary.js';
+import type { UsageTotals } from '../../store/usage-repository.js';
 import { ConfigError } from '../../util/config-error.js';
 import { callGateway, findGateway } from '../gateway-client.js';
 import { plural } from '../plural.js';
@@ -34,16 +34,16 @@ interface LiveStatus {
  */
 function memorySearchStatus(options: {
   config: WrenConfig;
-  db: ConstructorParameters<typeof EmbeddingRepository>[0];
+  stores: Pick<Stores, 'embeddings'>;
   live: LiveStatus | undefined;
 }) {
-  const { config, db, live } = options;
+  const { config, stores, live } = options;
   const endpoint = pickEmbeddingEndpoint(resolveEndpoints(config));
   if (!endpoint) return undefined;
   const { failures, lastError, unavailable } = live?.memorySearch ?? {};
   return {
     model: endpoint.model,
-    ...new EmbeddingRepository(db).counts(endpoint.model),
+    ...stores.embeddings.counts(endpoint.model),
     ...(failures ? { failures } : {}),
     ...(lastError ? { lastError } : {}),
     ...(unavailable ? { unavailable } : {}),
@@ -105,7 +105,7 @@ export async function runStatus(options: { home: string; json?: boolean }): Prom
 async function statusOf(options: { home: string; json?: boolean }): Promise<number> {
   return withHome(options.home, async (opened) => {
     const { config } = opened;
-    const db = opened.db();
+    const stores = opened.stores();
     const gateway = await gatewayState(options.home);
     const startOfDay = new Date();
     startOfDay.setHours(0, 0, 0, 0);
@@ -121,11 +121,11 @@ async function statusOf(options: { home: string; json?: boolean }): Promise<numb
         priority,
         enabled,
       })),
-      sessions: (db.prepare('SELECT count(*) AS n FROM sessions').get() as { n: number }).n,
-      usage: { today: usageTotals(db, { since: startOfDay.getTime() }), total: usageTotals(db) },
-      consolidation: consolidationStatus(db),
-      memorySearch: memorySearchStatus({ config, db, live: gateway.running ? gateway.live : undefined }),
-      proactive: { ...proactiveSummary(db), timezone: config.agent.timezone },
+      sessions: stores.status.sessionCount(),
+      usage: { today: stores.usage.totals({ since: startOfDay.getTime() }), total: stores.usage.totals() },
+      consolidation: stores.status.consolidation(),
+      memorySearch: memorySearchStatus({ config, stores, live: gateway.running ? gateway.live : undefined }),
+      proactive: { ...stores.status.proactive(), timezone: config.agent.timezone },
       channels: channelLines(config.channels, gateway.running ? gateway.live?.channels : undefined),
       mcp: (await mcpServerStatuses(options.home)).servers.map(({ name, state, display, tools }) => ({
         name,
@@ -176,10 +176,10 @@ function printStatus(status: {
     enabled: boolean;
   }>;
   sessions: number;
-  usage: { today: ReturnType<typeof usageTotals>; total: ReturnType<typeof usageTotals> };
-  consolidation: ReturnType<typeof consolidationStatus>;
+  usage: { today: UsageTotals; total: UsageTotals };
+  consolidation: ConsolidationStatus;
   memorySearch: ReturnType<typeof memorySearchStatus>;
-  proactive: ReturnType<typeof proactiveSummary> & { timezone: string };
+  proactive: ProactiveSummary & { timezone: string };
   channels: Array<{ name: string; display: string }>;
   mcp: Array<{ name: string; display: string }>;
 }): void {

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryFixture, testMemoryConfig } from '../../../test/support/memory-kit.js';
 import { ScriptedModel, type ScriptStep } from '../../../test/support/scripted-model.js';
+import { openStores } from '../../store/open-stores.js';
+import { SettingsRepository } from '../../store/settings-repository.js';
 import { TaintRepository } from '../../store/taint-repository.js';
 import { MemoryTidy, type MemoryTidyOptions } from './memory-tidy.js';
 import { TidyRecords } from './tidy-records.js';
@@ -70,7 +72,7 @@ function setup(memory = BEFORE, extra: Partial<MemoryTidyOptions> = {}) {
   const usage: number[] = [];
   const make = (more: Partial<MemoryTidyOptions> = {}) =>
     new MemoryTidy({
-      db: fixture.db,
+      stores: openStores(fixture.db),
       model,
       workspace: () => fixture.workspace,
       config: () => testMemoryConfig(),
@@ -82,7 +84,16 @@ function setup(memory = BEFORE, extra: Partial<MemoryTidyOptions> = {}) {
     });
   const read = (name: string) => readFileSync(join(fixture.workspace, name), 'utf8');
   const write = (name: string, text: string) => writeFileSync(join(fixture.workspace, name), text);
-  return { ...fixture, model, usage, tidy: make(), make, read, write, records: new TidyRecords(fixture.db) };
+  return {
+    ...fixture,
+    model,
+    usage,
+    tidy: make(),
+    make,
+    read,
+    write,
+    records: new TidyRecords(new SettingsRepository(fixture.db)),
+  };
 }
 
 const KEY = 'tidy:2026-06-02T03:00:00.000Z';
@@ -195,7 +206,11 @@ describe('MemoryTidy', () => {
     expect(model.requests).toHaveLength(1);
     expect(read('MEMORY.md')).toBe(TIDIED);
     expect(read('HISTORY.md').match(/· memory tidy/g)).toHaveLength(1);
-    expect(new TidyRecords(db).last()).toMatchObject({ key: KEY, before: BEFORE, after: TIDIED });
+    expect(new TidyRecords(new SettingsRepository(db)).last()).toMatchObject({
+      key: KEY,
+      before: BEFORE,
+      after: TIDIED,
+    });
   });
 
   it('leaves MEMORY.md alone when the owner edits it while the model answers', async () => {
@@ -215,11 +230,13 @@ describe('MemoryTidy', () => {
 describe('undoTidy', () => {
   it('restores MEMORY.md as it was before the tidy and records the undo', async () => {
     const { tidy, model, read, db, workspace } = setup();
-    await expect(undoTidy({ db, workspace })).rejects.toThrow(/there is no memory tidy to undo/);
+    await expect(undoTidy({ stores: openStores(db), workspace })).rejects.toThrow(
+      /there is no memory tidy to undo/,
+    );
     model.script(saveTidy(TIDIED));
     await tidy.run(KEY);
     const undone = await undoTidy({
-      db,
+      stores: openStores(db),
       workspace,
       timezone: 'UTC',
       clock: () => Date.parse('2026-06-02T08:15:00Z'),
@@ -229,7 +246,7 @@ describe('undoTidy', () => {
     expect(read('HISTORY.md')).toMatch(
       /## 2026-06-02 08:15 · memory tidy undone\n<!-- wren:tidy-undo key=tidy:2026-06-02T03:00:00\.000Z -->\nRestored MEMORY\.md as it was before the memory tidy of 2026-06-02 03:00 \(`wren memory undo-tidy`\)\.\n$/,
     );
-    await expect(undoTidy({ db, workspace, timezone: 'UTC' })).rejects.toThrow(
+    await expect(undoTidy({ stores: openStores(db), workspace, timezone: 'UTC' })).rejects.toThrow(
       /the memory tidy of 2026-06-02 03:00 was undone already/,
     );
     // The undone tidy is not done again to the same file.
@@ -242,13 +259,15 @@ describe('undoTidy', () => {
     model.script(saveTidy(TIDIED));
     await tidy.run(KEY);
     write('MEMORY.md', `${TIDIED}- Plays chess on Sundays.\n`);
-    const refused = undoTidy({ db, workspace, timezone: 'UTC' });
+    const refused = undoTidy({ stores: openStores(db), workspace, timezone: 'UTC' });
     await expect(refused).rejects.toBeInstanceOf(UndoTidyError);
     await expect(refused).rejects.toThrow(
       'MEMORY.md changed since the memory tidy of 2026-06-02 03:00 (edited by hand or by Wren); undoing the tidy would throw that change away. Run `wren memory undo-tidy --force` to restore MEMORY.md as it was before the tidy anyway.',
     );
     expect(read('MEMORY.md')).toContain('Plays chess');
-    expect(await undoTidy({ db, workspace, force: true })).toMatchObject({ forced: true });
+    expect(await undoTidy({ stores: openStores(db), workspace, force: true })).toMatchObject({
+      forced: true,
+    });
     expect(read('MEMORY.md')).toBe(BEFORE);
     expect(read('HISTORY.md')).toContain('with --force');
   });

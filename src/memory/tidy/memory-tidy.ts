@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
 import { estimateTokens } from '../../llm/token-estimate.js';
 import type { ChatModel, ModelResult, Usage } from '../../llm/types.js';
-import { TaintRepository } from '../../store/taint-repository.js';
+import type { Stores } from '../../store/open-stores.js';
+import type { TaintRepository } from '../../store/taint-repository.js';
 import { formatStamp } from '../format-time.js';
 import { appendHistoryEntry } from '../history-file.js';
 import { readSnapshot, updateMarkdownFile } from '../markdown-file.js';
@@ -18,7 +18,8 @@ import { parseTidy, TIDY_INSTRUCTION_CHARS, TidyModelError, tidyRequest } from '
 export type TidyStage = 'model-done' | 'saved' | 'memory-written' | 'history-written';
 
 export interface MemoryTidyOptions {
-  db: Database;
+  /** The home's stores: the tidy's records live in settings; taint says which HISTORY.md entries to trust. */
+  stores: Pick<Stores, 'settings' | 'taint'>;
   model: ChatModel;
   /** The workspace holding MEMORY.md and HISTORY.md; read at every run. */
   workspace: () => string;
@@ -64,8 +65,8 @@ export class MemoryTidy {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: MemoryTidyOptions) {
-    this.records = new TidyRecords(options.db);
-    this.taint = new TaintRepository(options.db);
+    this.records = new TidyRecords(options.stores.settings);
+    this.taint = options.stores.taint;
     this.clock = options.clock ?? Date.now;
   }
 

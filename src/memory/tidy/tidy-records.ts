@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
-import { SettingsRepository } from '../../store/settings-repository.js';
+import type { SettingsRepository } from '../../store/settings-repository.js';
 import type { TidyChanges } from './check-tidy.js';
 
 /** The last tidy that changed MEMORY.md: enough to finish it after a crash and to undo it. */
@@ -31,11 +30,8 @@ export const textHash = (text: string) => createHash('sha256').update(text).dige
  * that has not changed since is not sent to the model again).
  */
 export class TidyRecords {
-  private readonly settings: SettingsRepository;
-
-  constructor(db: Database) {
-    this.settings = new SettingsRepository(db);
-  }
+  /** @param settings the home's settings store (`stores.settings`). */
+  constructor(private readonly settings: Pick<SettingsRepository, 'get' | 'set' | 'delete'>) {}
 
   last(): TidyRecord | undefined {
     const raw = this.settings.get(LAST);

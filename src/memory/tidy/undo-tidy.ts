@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
+import type { Stores } from '../../store/open-stores.js';
 import { formatStamp } from '../format-time.js';
 import { appendHistoryEntry } from '../history-file.js';
 import { readSnapshot, updateMarkdownFile } from '../markdown-file.js';
@@ -30,13 +30,13 @@ export interface UndoTidyResult {
  * @throws UndoTidyError when there is nothing to undo, it was undone already, or MEMORY.md changed.
  */
 export async function undoTidy(options: {
-  db: Database;
+  stores: Pick<Stores, 'settings'>;
   workspace: string;
   timezone?: string;
   force?: boolean;
   clock?: () => number;
 }): Promise<UndoTidyResult> {
-  const records = new TidyRecords(options.db);
+  const records = new TidyRecords(options.stores.settings);
   const record = records.last();
   const stamp = (ms: number) => formatStamp(ms, options.timezone);
   if (!record) {

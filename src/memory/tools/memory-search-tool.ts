@@ -1,6 +1,6 @@
-import type { Database } from 'better-sqlite3';
 import { z } from 'zod';
 import type { Tool } from '../../agent/tool.js';
+import type { Stores } from '../../store/open-stores.js';
 import { toolSchema } from '../../tools/tool-schema.js';
 import { HELD_FACTS } from '../consolidator.js';
 import { formatSearchResult, type MemorySearcher, searchMemory } from '../memory-search.js';
@@ -23,7 +23,7 @@ const parameters = z
  * keyword search (semantic memory search); the result has the same shape either way.
  */
 export function createMemorySearchTool(deps: {
-  db: Database;
+  stores: Pick<Stores, 'messages' | 'taint'>;
   workspace: () => string;
   timezone?: () => string | undefined;
   search?: MemorySearcher;
@@ -47,18 +47,16 @@ export function createMemorySearchTool(deps: {
       const result = deps.search
         ? await deps.search(query, signal)
         : searchMemory(
-            { db: deps.db, workspace: deps.workspace(), ...(zone ? { timezone: zone } : {}) },
+            {
+              messages: deps.stores.messages,
+              workspace: deps.workspace(),
+              ...(zone ? { timezone: zone } : {}),
+            },
             query,
           );
       // Text that came from a session which had read untrusted content (a page the model quoted, a held
       // "fact") is as untrusted as the page: it must not launder an injection into a clean session.
-      const untrustedSessions = new Set(
-        (
-          deps.db
-            .prepare("SELECT DISTINCT session_id AS id FROM session_taint WHERE kind = 'untrusted'")
-            .all() as Array<{ id: string }>
-        ).map((row) => row.id),
-      );
+      const untrustedSessions = deps.stores.taint.untrustedSessions();
       const untrusted =
         result.messages.some((hit) => untrustedSessions.has(hit.sessionId)) ||
         result.history.some(
