@@ -14,7 +14,7 @@ import { allowedHostnames } from './gateway/request-guard.js';
 import { type RunningGateway, serveGateway } from './gateway/serve-gateway.js';
 import { ConfigError } from './util/config-error.js';
 
-/** The web app's data and settings routes (app-owner-routes, app-settings-routes): loaded on first use. */
+/** The paths of the web app's data and settings route groups (app-owner-routes, app-settings-routes), loaded on first use. */
 const LAZY_ROUTES = /^\/api\/(memory|tasks|memos|push|settings|models|mcp|onboarding)(\/|$)|^\/api\/files$/;
 
 /** Characters a bearer token may carry (RFC 6750 b64token); anything else could never authenticate. */
@@ -126,15 +126,11 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
     lazyRoutes: {
       matches: (path) => LAZY_ROUTES.test(path),
       load: async () => {
-        const [{ Hono }, { registerOwnerDataRoutes }, { registerSettingsRoutes }] = await Promise.all([
-          import('hono'),
+        const [{ ownerDataRoutes }, { settingsPageRoutes }] = await Promise.all([
           import('./app-owner-routes.js'),
           import('./app-settings-routes.js'),
         ]);
-        const routes = new Hono();
-        registerOwnerDataRoutes(routes, app);
-        registerSettingsRoutes(routes, app);
-        return routes;
+        return [...ownerDataRoutes(app), ...settingsPageRoutes(app)];
       },
     },
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),

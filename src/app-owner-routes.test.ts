@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import { registerOwnerDataRoutes } from './app-owner-routes.js';
+import { ownerDataRoutes } from './app-owner-routes.js';
 import { loadConfig } from './config/load-config.js';
 import { problem } from './gateway/problem.js';
 import { MemoRepository } from './store/memo-repository.js';
@@ -28,13 +28,13 @@ function setup() {
   mkdirSync(config.workspace, { recursive: true });
   const logged: Array<[Record<string, unknown>, string]> = [];
   const gateway = new Hono();
-  // As createGateway does: the token check is registered before these routes, so it guards them.
+  // As createGateway does: the token check is mounted before these routes, so it guards them.
   gateway.use('/api/*', async (c, next) =>
     c.req.header('authorization') === 'Bearer secret'
       ? next()
       : c.json(problem('unauthorized', 'Missing or wrong token.'), 401),
   );
-  registerOwnerDataRoutes(gateway, {
+  const groups = ownerDataRoutes({
     home,
     stores: openStores(db),
     config: () => config,
@@ -43,6 +43,7 @@ function setup() {
       info: ((fields: Record<string, unknown>, message: string) => logged.push([fields, message])) as never,
     },
   });
+  for (const routes of groups) gateway.route('/', routes);
   const send = async (method: string, path: string, body?: unknown, token = 'secret') => {
     const response = await gateway.request(path, {
       method,
@@ -54,7 +55,7 @@ function setup() {
   return { home, db, config, send, logged };
 }
 
-describe('registerOwnerDataRoutes', () => {
+describe('ownerDataRoutes', () => {
   it('wires every family over the app’s workspace, database and home, behind the token check', async () => {
     const { home, db, config, send, logged } = setup();
     for (const path of ['/api/memory', '/api/tasks', '/api/memos', '/api/push/key']) {

@@ -1,10 +1,10 @@
 import type { Hono } from 'hono';
 import type { WrenApp } from './app.js';
-import { registerMemoRoutes } from './gateway/memo-routes.js';
-import { registerMemoryRoutes } from './gateway/memory-routes.js';
-import { registerPushRoutes } from './gateway/push-routes.js';
-import { registerTaskRoutes } from './gateway/task-routes.js';
-import { registerUploadRoutes } from './gateway/upload-routes.js';
+import { memoRoutes } from './gateway/memo-routes.js';
+import { memoryRoutes } from './gateway/memory-routes.js';
+import { pushRoutes } from './gateway/push-routes.js';
+import { taskRoutes } from './gateway/task-routes.js';
+import { uploadRoutes } from './gateway/upload-routes.js';
 
 /** What the owner-data routes use of the app (a WrenApp has it all). */
 export type OwnerRoutesApp = Pick<WrenApp, 'home' | 'stores' | 'config'> & {
@@ -13,8 +13,8 @@ export type OwnerRoutesApp = Pick<WrenApp, 'home' | 'stores' | 'config'> & {
 };
 
 /**
- * Part of the composition root: the routes the web app needs for the owner's own data, on the gateway
- * built by createGateway (after it, so its host guard and token check run first):
+ * Part of the composition root: the route groups the web app needs for the owner's own data, built from the
+ * app, for the gateway to mount behind its host guard and token check (createGateway's `lazyRoutes`):
  *
  * - memory files, HISTORY.md and memory search over the workspace in force (`config().workspace`) and the
  *   home's database, dates in `agent.timezone`; each edit is logged by file name and size;
@@ -24,25 +24,23 @@ export type OwnerRoutesApp = Pick<WrenApp, 'home' | 'stores' | 'config'> & {
  *   pair of `<home>/push-vapid.json` (created on first use; only the public key leaves), and whether
  *   `proactive.push` is on.
  *
- * Reminder edits (`PATCH /api/reminders/:id`) come with the proactive routes createGateway registers.
+ * Reminder edits (`PATCH /api/reminders/:id`) come with the proactive routes the gateway mounts itself.
  */
-export function registerOwnerDataRoutes(gateway: Hono, app: OwnerRoutesApp): void {
+export function ownerDataRoutes(app: OwnerRoutesApp): Hono[] {
   const workspace = () => app.config().workspace;
-  registerMemoryRoutes(gateway, {
+  const memory = memoryRoutes({
     workspace,
     messages: app.stores.messages,
     timezone: () => app.config().agent.timezone,
     ...(app.memory.search ? { search: app.memory.search } : {}),
     onEdit: ({ name, size }) => app.logger.info({ file: name, size }, 'memory file replaced over the API'),
   });
-  registerTaskRoutes(gateway, app.memory.tasks);
-  registerMemoRoutes(gateway, app.memory.memos);
-  registerUploadRoutes(gateway, {
+  const upload = uploadRoutes({
     workspace,
     onSaved: ({ path, size, session }) =>
       app.logger.info({ path, size, ...(session ? { session } : {}) }, 'file uploaded over the API'),
   });
-  registerPushRoutes(gateway, {
+  const push = pushRoutes({
     subscriptions: app.stores.pushSubscriptions,
     publicKey: async () => {
       // web-push (and its crypto) loads on first use, as the push deliverer loads it.
@@ -51,4 +49,5 @@ export function registerOwnerDataRoutes(gateway: Hono, app: OwnerRoutesApp): voi
     },
     enabled: () => app.config().proactive.push,
   });
+  return [memory, taskRoutes(app.memory.tasks), memoRoutes(app.memory.memos), upload, push];
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeLlmServer, startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
 import { makeHome, waitFor } from '../test/support/wren-home.js';
 import { createApp, type WrenApp } from './app.js';
-import { registerSettingsRoutes } from './app-settings-routes.js';
+import { settingsPageRoutes } from './app-settings-routes.js';
 
 const KEY = 'sk-app-wiring-0123456789abcdef';
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
     probeLocalModels: false,
     watch: true,
   });
-  registerSettingsRoutes(gateway, app);
+  for (const routes of settingsPageRoutes(app)) gateway.route('/', routes);
 });
 afterAll(async () => {
   await app?.close(1000);
@@ -38,7 +38,7 @@ async function send(method: string, path: string, body?: unknown) {
   return { status: response.status, body: JSON.parse(text) as Record<string, unknown> };
 }
 
-describe('registerSettingsRoutes over a running app', () => {
+describe('settingsPageRoutes over a running app', () => {
   it('onboards a model, which the app loads, lists and tests; settings apply by the app’s reload', async () => {
     expect((await send('GET', '/api/onboarding')).body['needed']).toBe(true);
     expect((await send('GET', '/api/models')).body).toEqual({ models: [], note: expect.any(String) });

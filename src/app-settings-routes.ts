@@ -1,26 +1,28 @@
 import type { Hono } from 'hono';
 import type { WrenApp } from './app.js';
-import { registerMcpRoutes } from './gateway/mcp-routes.js';
-import { registerModelRoutes } from './gateway/model-routes.js';
-import { registerOnboardingRoutes } from './gateway/onboarding-routes.js';
-import { registerSettingsRoutes as registerSettingsApi } from './gateway/settings-routes.js';
+import { mcpRoutes } from './gateway/mcp-routes.js';
+import { modelRoutes } from './gateway/model-routes.js';
+import { onboardingRoutes } from './gateway/onboarding-routes.js';
+import { settingsRoutes } from './gateway/settings-routes.js';
 
 /**
- * Registers the routes of the web app's Settings and Onboarding pages on the gateway, built from the app:
+ * The route groups of the web app's Settings and Onboarding pages, built from the app:
  * `/api/settings` (config.yaml), `/api/models` (the endpoint pool), `/api/mcp` (mcp.json and the MCP
- * manager) and `/api/onboarding` (config.yaml and .env). Call it after `createGateway`, so the token check
- * and the host guard registered there cover these routes too.
+ * manager) and `/api/onboarding` (config.yaml and .env). The gateway mounts them (createGateway's
+ * `lazyRoutes`) behind its token check and host guard.
  */
-export function registerSettingsRoutes(gateway: Hono, app: WrenApp): void {
+export function settingsPageRoutes(app: WrenApp): Hono[] {
   const { home, env } = app;
-  registerSettingsApi(gateway, { home, env, config: () => app.config() });
-  registerModelRoutes(gateway, {
-    endpoints: () => app.endpoints(),
-    pool: app.pool,
-    providerOf: (name) => app.config().models.find((model) => model.name === name)?.provider,
-    // The note about a local server found at start-up holds only while config.yaml still names no model.
-    note: () => (app.config().models.length === 0 ? app.modelNote : undefined),
-  });
-  registerMcpRoutes(gateway, { home, env, manager: app.mcp, settings: () => app.config().mcp });
-  registerOnboardingRoutes(gateway, { home, env, logger: app.logger });
+  return [
+    settingsRoutes({ home, env, config: () => app.config() }),
+    modelRoutes({
+      endpoints: () => app.endpoints(),
+      pool: app.pool,
+      providerOf: (name) => app.config().models.find((model) => model.name === name)?.provider,
+      // The note about a local server found at start-up holds only while config.yaml still names no model.
+      note: () => (app.config().models.length === 0 ? app.modelNote : undefined),
+    }),
+    mcpRoutes({ home, env, manager: app.mcp, settings: () => app.config().mcp }),
+    onboardingRoutes({ home, env, logger: app.logger }),
+  ];
 }

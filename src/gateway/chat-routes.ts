@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
@@ -8,7 +8,6 @@ import { approvalSse } from './gate-routes.js';
 import { problem } from './problem.js';
 import { SESSION_ID } from './session-id.js';
 import { pump, type SseMessage } from './sse-pump.js';
-import { registerTurnRoutes } from './turn-routes.js';
 
 /** The largest chat message the API accepts, in characters. */
 export const MAX_MESSAGE_CHARS = 1_000_000;
@@ -55,14 +54,11 @@ const chatBody = z
  * `POST /api/chat`: one owner message into the session (new when none is named); the answer as JSON, or as
  * server-sent events (deltas, tool progress, approvals of this session, then `done`/`error`) when the client
  * accepts `text/event-stream`. A client that goes away cancels its turn, unless it sent `keepRunning: true`:
- * then the request only watches a turn that runs to its end (see turn-routes.ts, registered here). The HTTP
+ * then the request only watches a turn that runs to its end (see turn-routes.ts, mounted beside these). The HTTP
  * channel builds the owner's message and keeps its answer off /api/events.
  */
-export function registerChatRoutes(
-  app: Hono,
-  channel: HttpChannel,
-  redact: (text: string) => string = (text) => text,
-): void {
+export function chatRoutes(channel: HttpChannel, redact: (text: string) => string = (text) => text): Hono {
+  const app = new Hono();
   app.post(
     '/api/chat',
     bodyLimit({
@@ -140,6 +136,5 @@ export function registerChatRoutes(
     }
     return c.json({ reply: outbound.text, session: ran, usage: outbound.usage });
   });
-
-  registerTurnRoutes(app, channel, redact);
+  return app;
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BrowserSessions } from './browser-sessions.js';
 import { EXPIRED_LINK_CSP, EXPIRED_LINK_PAGE } from './expired-link-page.js';
 import { AuthLimiter } from './request-guard.js';
-import { registerSignInRoutes } from './session-routes.js';
+import { signInRoutes } from './session-routes.js';
 
 function gateway() {
   const values = new Map<string, string>();
@@ -13,7 +13,7 @@ function gateway() {
     set: (key, value) => void values.set(key, value),
   });
   const app = new Hono();
-  registerSignInRoutes(app, { sessions, verifyToken: () => false, limiter: new AuthLimiter() });
+  app.route('/', signInRoutes({ sessions, verifyToken: () => false, limiter: new AuthLimiter() }));
   return { app, sessions };
 }
 

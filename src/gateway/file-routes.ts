@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { openFileForRead } from '../tools/open-file-for-read.js';
 import { PathError } from '../tools/path-error.js';
 import { resolveInRoots } from '../tools/workspace-path.js';
@@ -33,7 +33,8 @@ function attachment(name: string): string {
  * way the file tools read (no symlink followed after the check, no file with several hard links); anything
  * outside is 403, a missing file 404, a path that is not valid percent-encoding 400.
  */
-export function registerFileRoutes(app: Hono, fileRoots?: () => string[]): void {
+export function fileRoutes(fileRoots?: () => string[]): Hono {
+  const app = new Hono();
   app.get('/api/files/*', async (c) => {
     const roots = fileRoots?.();
     const relative = decodedPath(c.req.path.slice('/api/files/'.length));
@@ -63,4 +64,5 @@ export function registerFileRoutes(app: Hono, fileRoots?: () => string[]): void 
       },
     });
   });
+  return app;
 }

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { ApprovalEvent, OutboundMessage } from '../bus/messages.js';
@@ -41,7 +41,8 @@ export function approvalSse(event: ApprovalEvent): SseMessage {
 }
 
 /** Pending approvals, answers, grants, the audit log and the approval event stream. */
-export function registerGateRoutes(app: Hono, options: GateRouteOptions): void {
+export function gateRoutes(options: GateRouteOptions): Hono {
+  const app = new Hono();
   const noGate = problem('no_gate', 'The approval gate is not running in this process.');
 
   app.get('/api/approvals', (c) =>
@@ -129,4 +130,5 @@ export function registerGateRoutes(app: Hono, options: GateRouteOptions): void {
       );
     });
   });
+  return app;
 }

@@ -1,16 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Hono } from 'hono';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { jsonSender, routeHarness } from '../../test/support/route-harness.js';
 import { GoalRepository } from '../store/goal-repository.js';
-import { openDatabase } from '../store/open-database.js';
-import { registerGoalRoutes } from './goal-routes.js';
+import { goalRoutes } from './goal-routes.js';
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const harness = routeHarness();
 
 /** The JSON answers, as far as the tests read them. */
 type Body = Record<string, unknown> & {
@@ -20,31 +13,14 @@ type Body = Record<string, unknown> & {
 };
 
 function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'wren-goalapi-'));
-  const db = openDatabase(join(dir, 'wren.db'));
-  cleanups.push(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { db } = harness.database('wren-goalapi-');
   const goals = new GoalRepository(db, {
     now: () => Date.parse('2026-04-01T09:00:00Z'),
     timezone: () => 'UTC',
   });
-  const app = new Hono();
   const wakes = { count: 0 };
-  registerGoalRoutes(app, goals, { wake: () => wakes.count++ });
-  const send = async (method: string, path: string, body?: unknown) => {
-    const response = await app.request(path, {
-      method,
-      ...(body === undefined
-        ? {}
-        : {
-            body: typeof body === 'string' ? body : JSON.stringify(body),
-            headers: { 'content-type': 'application/json' },
-          }),
-    });
-    return { status: response.status, body: (await response.json()) as Body };
-  };
+  const app = goalRoutes(goals, { wake: () => wakes.count++ });
+  const send = jsonSender<Body>(app);
   return { goals, send, wakes };
 }
 

@@ -1,4 +1,4 @@
-import type { Context, Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { TARGET } from '../proactive/proactive-config.js';
 import { GOAL_STATUSES, GoalError, STEP_STATUSES } from '../store/goal-records.js';
@@ -102,14 +102,14 @@ const badId = (c: Context, name: string) =>
  * Goals over HTTP: list, show, create, change, steps, and the owner's decision on proposals (accept replaces
  * the plan in one transaction; dismiss leaves it). Bodies are validated; errors are `problem()` JSON.
  */
-export function registerGoalRoutes(
-  app: Hono,
+export function goalRoutes(
   goals: GoalRepository,
   options: {
     /** Tells the scheduler a goal's check-ins or status changed (it ticks now rather than within 30 s). */
     wake?: () => void;
   } = {},
-): void {
+): Hono {
+  const app = new Hono();
   const changed = <T>(value: T): T => {
     options.wake?.();
     return value;
@@ -177,4 +177,5 @@ export function registerGoalRoutes(
     if (id === undefined) return badId(c, 'proposal');
     return answer(c, () => c.json(goals.dismiss(id)));
   });
+  return app;
 }

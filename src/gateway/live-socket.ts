@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { NodeWebSocket } from '@hono/node-ws';
-import type { Hono, MiddlewareHandler } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { WSContext, WSEvents } from 'hono/ws';
 import type { HttpChannel } from '../channels/http/http-channel.js';
 import { approvalSse, messageEvent } from './gate-routes.js';
@@ -27,14 +27,15 @@ const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
  * `approval-resolved`, `next-due`, `feed`, `message`, `activity`. The socket only listens: what a client sends
  * is ignored. The WebSocket library is loaded at the first upgrade, so a gateway nobody opens in a browser
  * never pays for it.
- * @returns `inject(server)`, to be called with the Node server once it listens, `closeSession(id)` and
- * `closeAll()`.
+ * `app` is the gateway the sockets' upgrade requests go through (the one served).
+ * @returns `routes` (the `/ws` sub-app, to mount), `inject(server)`, to be called with the Node server once it
+ * listens, `closeSession(id)` and `closeAll()`.
  */
-export function registerLiveSocket(
+export function liveSocket(
   app: Hono,
   auth: MiddlewareHandler,
   options: LiveSocketOptions,
-): { inject(server: Server): void; closeSession(id: string): void; closeAll(): void } {
+): { routes: Hono; inject(server: Server): void; closeSession(id: string): void; closeAll(): void } {
   const bySession = new Map<string, Set<WSContext>>();
   let library: Promise<NodeWebSocket> | undefined;
   let loaded: NodeWebSocket | undefined;
@@ -85,7 +86,8 @@ export function registerLiveSocket(
     };
   };
 
-  app.get(
+  const routes = new Hono();
+  routes.get(
     '/ws',
     // Ports count: a page of another program on this host must not open the owner's live feed.
     (c, next) =>
@@ -100,6 +102,7 @@ export function registerLiveSocket(
   );
 
   return {
+    routes,
     inject(server) {
       // The first upgrade loads the library and hands the server to it; the upgrades that arrived meanwhile
       // are then replayed to its handler, in order.

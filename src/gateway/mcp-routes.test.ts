@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type McpHarness, mcpHarness, servers } from '../../test/mcp/mcp-harness.js';
 import { waitFor } from '../../test/support/wren-home.js';
-import { registerMcpRoutes } from './mcp-routes.js';
+import { mcpRoutes } from './mcp-routes.js';
 
 const open: McpHarness[] = [];
 afterEach(async () => {
@@ -35,12 +35,15 @@ function setup(options: { hotReload?: boolean; enabled?: boolean } = {}) {
   );
   open.push(harness);
   const app = new Hono();
-  registerMcpRoutes(app, {
-    home: harness.home,
-    env: { PATH: process.env['PATH'] ?? '' },
-    manager: harness.manager,
-    settings: () => settings,
-  });
+  app.route(
+    '/',
+    mcpRoutes({
+      home: harness.home,
+      env: { PATH: process.env['PATH'] ?? '' },
+      manager: harness.manager,
+      settings: () => settings,
+    }),
+  );
   const send = async (method: string, path: string) => {
     const response = await app.request(path, { method });
     return { status: response.status, body: (await response.json()) as Body };

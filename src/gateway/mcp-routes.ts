@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Context, Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { McpSettings } from '../mcp/mcp-config.js';
 import { loadMcpServers, type McpFileEntry, setMcpServerEnabled } from '../mcp/mcp-file.js';
 import type { McpServerStatus } from '../mcp/mcp-status.js';
@@ -46,7 +46,8 @@ const MCP_OFF = 'MCP is turned off in config.yaml (mcp.enabled: false)';
  * manager reload at once — unless `mcp.hot_reload` is false, when the change waits for the next start like any
  * other edit of the file (the answer's `note` says so).
  */
-export function registerMcpRoutes(app: Hono, options: McpRouteOptions): void {
+export function mcpRoutes(options: McpRouteOptions): Hono {
+  const app = new Hono();
   const { home, manager } = options;
 
   /** mcp.json's servers, or why the file cannot be used. */
@@ -121,4 +122,5 @@ export function registerMcpRoutes(app: Hono, options: McpRouteOptions): void {
 
   app.post('/api/mcp/:name/enable', (c) => toggle(c, true));
   app.post('/api/mcp/:name/disable', (c) => toggle(c, false));
+  return app;
 }

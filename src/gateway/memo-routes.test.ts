@@ -1,16 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Hono } from 'hono';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { jsonSender, routeHarness } from '../../test/support/route-harness.js';
 import { MemoRepository } from '../store/memo-repository.js';
-import { openDatabase } from '../store/open-database.js';
-import { registerMemoRoutes, tagsOf, withTags } from './memo-routes.js';
+import { memoRoutes, tagsOf, withTags } from './memo-routes.js';
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const harness = routeHarness();
 
 type Memo = { id: number; text: string; tags: string[]; createdAt: number; updatedAt: number };
 type Body = Record<string, unknown> & {
@@ -20,28 +13,11 @@ type Body = Record<string, unknown> & {
 };
 
 function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'wren-memoapi-'));
-  const db = openDatabase(join(dir, 'wren.db'));
-  cleanups.push(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { db } = harness.database('wren-memoapi-');
   let now = Date.parse('2026-04-01T09:00:00Z');
   const memos = new MemoRepository(db, () => now++);
-  const app = new Hono();
-  registerMemoRoutes(app, memos);
-  const send = async (method: string, path: string, body?: unknown) => {
-    const response = await app.request(path, {
-      method,
-      ...(body === undefined
-        ? {}
-        : {
-            body: typeof body === 'string' ? body : JSON.stringify(body),
-            headers: { 'content-type': 'application/json' },
-          }),
-    });
-    return { status: response.status, body: (await response.json()) as Body };
-  };
+  const app = memoRoutes(memos);
+  const send = jsonSender<Body>(app);
   return { memos, send };
 }
 

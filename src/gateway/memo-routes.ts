@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Memo, MemoRepository } from '../store/memo-repository.js';
 import type * as Api from './api-types.js';
@@ -66,7 +66,8 @@ const shown = (memo: Memo): Api.Memo => ({ ...memo, tags: tagsOf(memo.text) });
  *
  * Every memo carries `tags`: the `#words` of its text (tags sent are stored that way, see `withTags`).
  */
-export function registerMemoRoutes(app: Hono, memos: MemoRepository): void {
+export function memoRoutes(memos: MemoRepository): Hono {
+  const app = new Hono();
   app.use('/api/memos', limitBody());
   app.use('/api/memos/*', limitBody());
 
@@ -120,4 +121,5 @@ export function registerMemoRoutes(app: Hono, memos: MemoRepository): void {
       ? c.json({ deleted: id } satisfies Api.Deleted)
       : c.json(problem('not_found', `There is no memo #${id}.`), 404);
   });
+  return app;
 }

@@ -1,62 +1,30 @@
-import {
-  linkSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { linkSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Hono } from 'hono';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { jsonSender, routeHarness } from '../../test/support/route-harness.js';
 import { formatHistoryEntry, HISTORY_HEADER } from '../memory/history-file.js';
-import { openDatabase } from '../store/open-database.js';
 import { openStores } from '../store/open-stores.js';
 import { SqliteSessionStore } from '../store/sqlite-session-store.js';
-import { MAX_MEMORY_FILE_BYTES, registerMemoryRoutes } from './memory-routes.js';
+import { MAX_MEMORY_FILE_BYTES, memoryRoutes } from './memory-routes.js';
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const harness = routeHarness();
 
 type Body = Record<string, unknown> & { error?: { code: string; message: string } };
 
 function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'wren-memapi-'));
+  const { dir, db } = harness.database('wren-memapi-');
   const workspace = join(dir, 'workspace');
   mkdirSync(workspace);
   const outside = join(dir, 'outside');
   mkdirSync(outside);
-  const db = openDatabase(join(dir, 'wren.db'));
-  cleanups.push(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
   const edits: Array<{ name: string; size: number }> = [];
-  const app = new Hono();
-  registerMemoryRoutes(app, {
+  const app = memoryRoutes({
     workspace: () => workspace,
     messages: openStores(db).messages,
     timezone: () => 'UTC',
     onEdit: (edit) => edits.push(edit),
   });
-  const send = async (method: string, path: string, body?: unknown) => {
-    const response = await app.request(path, {
-      method,
-      ...(body === undefined
-        ? {}
-        : {
-            body: typeof body === 'string' ? body : JSON.stringify(body),
-            headers: { 'content-type': 'application/json' },
-          }),
-    });
-    return { status: response.status, body: (await response.json()) as Body };
-  };
+  const send = jsonSender<Body>(app);
   return { workspace, outside, db, send, edits };
 }
 

@@ -1,7 +1,7 @@
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Context, Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { parseHistoryEntries } from '../memory/history-file.js';
 import { updateMarkdownFile } from '../memory/markdown-file.js';
@@ -145,7 +145,8 @@ export interface HistoryItem {
  * - `GET /api/memory/search?q=…&limit=N&since=YYYY-MM-DD&until=YYYY-MM-DD` → `{results}` (with an embedding
  *   model configured, keywords and meaning fused; each result then says how it matched: `match`).
  */
-export function registerMemoryRoutes(app: Hono, options: MemoryRouteOptions): void {
+export function memoryRoutes(options: MemoryRouteOptions): Hono {
+  const app = new Hono();
   app.get('/api/memory', async (c) => {
     const workspace = options.workspace();
     const files = await Promise.all(
@@ -276,4 +277,5 @@ export function registerMemoryRoutes(app: Hono, options: MemoryRouteOptions): vo
     ];
     return c.json({ results } satisfies Api.MemorySearchResults);
   });
+  return app;
 }

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeLlmServer, startFakeLlmServer } from '../../test/fakes/fake-llm-server.js';
 import { loadConfig, resolveEndpoints } from '../config/load-config.js';
 import { EndpointPool } from '../llm/endpoint-pool.js';
-import { type ModelRouteOptions, registerModelRoutes } from './model-routes.js';
+import { type ModelRouteOptions, modelRoutes } from './model-routes.js';
 
 /** Keys that must never reach an answer: one written literally in config.yaml, two through `${VAR}`. */
 const LITERAL_KEY = 'sk-literal-0123456789abcdef';
@@ -70,12 +70,15 @@ function setup(extra: Partial<ModelRouteOptions> = {}) {
   const endpoints = resolveEndpoints(config);
   const pool = new EndpointPool({ endpoints, retry: { attempts: 1 } });
   const app = new Hono();
-  registerModelRoutes(app, {
-    endpoints: () => endpoints,
-    pool,
-    providerOf: (name) => config.models.find((model) => model.name === name)?.provider,
-    ...extra,
-  });
+  app.route(
+    '/',
+    modelRoutes({
+      endpoints: () => endpoints,
+      pool,
+      providerOf: (name) => config.models.find((model) => model.name === name)?.provider,
+      ...extra,
+    }),
+  );
   const send = async (method: string, path: string) => {
     const response = await app.request(path, { method });
     const text = await response.text();
@@ -200,7 +203,7 @@ describe('model routes', () => {
 
   it('says how to add a model when there is none, or what the app says about its fallback', async () => {
     const empty = new Hono();
-    registerModelRoutes(empty, { endpoints: () => [], pool: new EndpointPool({ endpoints: [] }) });
+    empty.route('/', modelRoutes({ endpoints: () => [], pool: new EndpointPool({ endpoints: [] }) }));
     const answer = await empty.request('/api/models');
     expect(await answer.json()).toEqual({ models: [], note: expect.stringMatching(/onboarding/) });
 

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import type { EndpointConfig, Protocol } from '../llm/endpoint.js';
 import type { EndpointPool } from '../llm/endpoint-pool.js';
 import { endpointSecrets, redactSecrets } from '../llm/provider-error.js';
@@ -72,7 +72,8 @@ const NO_MODEL =
  * `POST /api/models/:name/test` (one tiny request straight to that endpoint, as `wren models test`). Test
  * results are remembered in memory for the listing; nothing is written.
  */
-export function registerModelRoutes(app: Hono, options: ModelRouteOptions): void {
+export function modelRoutes(options: ModelRouteOptions): Hono {
+  const app = new Hono();
   const tests = new Map<string, TestRecord>();
 
   const view = (endpoint: EndpointConfig, cooling: number | undefined, now: number): ModelView => {
@@ -144,4 +145,5 @@ export function registerModelRoutes(app: Hono, options: ModelRouteOptions): void
       ...(error ? { error } : {}),
     } satisfies Api.ModelTest);
   });
+  return app;
 }

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeCopilotServer, startFakeCopilotServer } from '../../test/fakes/fake-copilot-server.js';
 import { loadConfig, resolveEndpoints } from '../config/load-config.js';
 import { STARTER_CONFIG } from '../config/starter-config.js';
-import { registerOnboardingRoutes } from './onboarding-routes.js';
+import { onboardingRoutes } from './onboarding-routes.js';
 
 let copilot: FakeCopilotServer;
 beforeAll(async () => {
@@ -30,7 +30,7 @@ function setup(dotEnv?: string) {
   if (dotEnv !== undefined) writeFileSync(join(home, '.env'), dotEnv, { mode: 0o600 });
   const env = { WREN_COPILOT_TOKEN_URL: copilot.tokenUrl };
   const app = new Hono();
-  registerOnboardingRoutes(app, { home, env });
+  app.route('/', onboardingRoutes({ home, env }));
   const send = async (method: string, body?: unknown) => {
     const response = await app.request('/api/onboarding', {
       method,

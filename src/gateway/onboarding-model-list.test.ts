@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeLlmServer, startFakeLlmServer } from '../../test/fakes/fake-llm-server.js';
 import { STARTER_CONFIG } from '../config/starter-config.js';
-import { registerOnboardingRoutes } from './onboarding-routes.js';
+import { onboardingRoutes } from './onboarding-routes.js';
 
 /** `POST /api/onboarding/models`: the models a server the owner typed in lists, for the setup's picker. */
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
   local = await startFakeLlmServer({ models: ['qwen3:8b', 'llama3.2'] });
   home = mkdtempSync(join(tmpdir(), 'wren-onboard-list-'));
   writeFileSync(join(home, 'config.yaml'), STARTER_CONFIG, { mode: 0o600 });
-  registerOnboardingRoutes(app, { home, env: {} });
+  app.route('/', onboardingRoutes({ home, env: {} }));
 });
 
 afterAll(async () => {

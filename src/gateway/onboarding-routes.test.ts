@@ -7,8 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeLlmServer, startFakeLlmServer } from '../../test/fakes/fake-llm-server.js';
 import { loadConfig, resolveEndpoints } from '../config/load-config.js';
 import { STARTER_CONFIG } from '../config/starter-config.js';
-import { registerModelRoutes } from './model-routes.js';
-import { registerOnboardingRoutes } from './onboarding-routes.js';
+import { modelRoutes } from './model-routes.js';
+import { onboardingRoutes } from './onboarding-routes.js';
 
 const KEY = 'sk-onboard-0123456789abcdefXYZ';
 
@@ -45,7 +45,7 @@ function setup(options: { env?: Record<string, string>; config?: string; dotEnv?
   const logger = pino({ level: 'trace' }, { write: (line: string) => void log.push(line) });
   const env = options.env ?? {};
   const app = new Hono();
-  registerOnboardingRoutes(app, { home, env, logger });
+  app.route('/', onboardingRoutes({ home, env, logger }));
   const texts: string[] = [];
   const send = async (method: string, body?: unknown) => {
     const response = await app.request('/api/onboarding', {
@@ -244,10 +244,13 @@ describe('onboarding routes', () => {
     expect(read('.env')).toBeUndefined();
     // What GET /api/models would answer after the reload: still no model, so nothing to show.
     const models = new Hono();
-    registerModelRoutes(models, {
-      endpoints: () => resolveEndpoints(loadConfig(home, env)),
-      pool: { status: () => [], health: () => ({}) },
-    });
+    models.route(
+      '/',
+      modelRoutes({
+        endpoints: () => resolveEndpoints(loadConfig(home, env)),
+        pool: { status: () => [], health: () => ({}) },
+      }),
+    );
     const listed = await (await models.request('/api/models')).text();
     expect(JSON.parse(listed)).toMatchObject({ models: [] });
     expect(listed).not.toContain(secret);

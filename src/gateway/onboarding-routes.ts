@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Context, Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import type { ModelEntry } from '../config/config-schema.js';
 import { addModel, setEnvVar } from '../config/config-writer.js';
@@ -137,7 +137,8 @@ const bad = (c: Context, message: string) => c.json(problem('bad_request', messa
  * model up by its reload of config.yaml. The key never appears in an answer, an error or the log. A `model`
  * or `baseUrl` holding `${` is refused (400) before anything is sent or written: see {@link hasEnvReference}.
  */
-export function registerOnboardingRoutes(app: Hono, options: OnboardingRouteOptions): void {
+export function onboardingRoutes(options: OnboardingRouteOptions): Hono {
+  const app = new Hono();
   const { home, env } = options;
 
   app.get('/api/onboarding', (c) => {
@@ -284,6 +285,7 @@ export function registerOnboardingRoutes(app: Hono, options: OnboardingRouteOpti
     );
     return c.json({ ok: result.ok, saved: true, model: name, test } satisfies Api.OnboardingResult);
   });
+  return app;
 }
 
 function testView(result: EndpointTestResult, apiKey: string | undefined) {

@@ -1,4 +1,4 @@
-import type { Context, Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import type { OutboundMessage } from '../bus/messages.js';
@@ -39,7 +39,8 @@ const CLIENT_GONE = 499;
  * `X-Wren-Session` header or `user` names. Errors are in OpenAI's shape. The caller registers these behind
  * the token check.
  */
-export function registerOpenAiCompatibleRoutes(app: Hono, options: OpenAiCompatibleOptions): void {
+export function openAiCompatibleRoutes(options: OpenAiCompatibleOptions): Hono {
+  const app = new Hono();
   const model = {
     id: WREN_MODEL,
     object: 'model' as const,
@@ -102,6 +103,7 @@ export function registerOpenAiCompatibleRoutes(app: Hono, options: OpenAiCompati
     });
     return turn.stream ? streamed(c, run, turn.includeUsage) : whole(c, run);
   });
+  return app;
 }
 
 async function settled(reply: Promise<OutboundMessage>): Promise<OutboundMessage | undefined> {

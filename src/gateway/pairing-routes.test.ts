@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { ChannelRepository } from '../store/channel-repository.js';
 import { openDatabase } from '../store/open-database.js';
-import { registerPairingRoutes } from './pairing-routes.js';
+import { pairingRoutes } from './pairing-routes.js';
 
 describe('pairing routes', () => {
   it('lists codes, approves one (admitting its sender), refuses unknown codes and revokes', async () => {
@@ -19,7 +19,10 @@ describe('pairing routes', () => {
     );
     if (asked.kind !== 'new') throw new Error('expected a new code');
     const app = new Hono();
-    registerPairingRoutes(app, repository, () => now + 1);
+    app.route(
+      '/',
+      pairingRoutes(repository, () => now + 1),
+    );
     const listed = (await (await app.request('/api/pairings')).json()) as {
       pairings: Array<{ code: string }>;
     };

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import type { ChannelRepository } from '../store/channel-repository.js';
 import type * as Api from './api-types.js';
 import { problem } from './problem.js';
@@ -8,11 +8,11 @@ import { problem } from './problem.js';
  * (admits the sender who got the code), `DELETE /api/pairings/:code` (forgets a code or an approval): what
  * `wren pairing` does, for the web app.
  */
-export function registerPairingRoutes(
-  app: Hono,
+export function pairingRoutes(
   pairings: Pick<ChannelRepository, 'listPairings' | 'approvePairing' | 'revokePairing'>,
   clock: () => number = Date.now,
-): void {
+): Hono {
+  const app = new Hono();
   app.get('/api/pairings', (c) =>
     c.json({ pairings: pairings.listPairings(clock()) } satisfies Api.PairingList),
   );
@@ -32,4 +32,5 @@ export function registerPairingRoutes(
       ? c.json({ revoked: code.toUpperCase() } satisfies Api.Revoked)
       : c.json(problem('not_found', `No pairing ${code.toUpperCase()}.`), 404);
   });
+  return app;
 }

@@ -1,35 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Hono } from 'hono';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../store/open-database.js';
+import { describe, expect, it } from 'vitest';
+import { jsonSender, routeHarness } from '../../test/support/route-harness.js';
 import { OutboxRepository } from '../store/outbox-repository.js';
 import { ReminderRepository } from '../store/reminder-repository.js';
-import { registerProactiveRoutes } from './proactive-routes.js';
+import { proactiveRoutes } from './proactive-routes.js';
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const harness = routeHarness();
 
 const NOW = Date.parse('2026-12-01T09:00:00Z');
 
 type Body = Record<string, unknown> & { error?: { code: string; message: string } };
 
 function setup(defaultTargets: string[] = []) {
-  const dir = mkdtempSync(join(tmpdir(), 'wren-remapi-'));
-  const db = openDatabase(join(dir, 'wren.db'));
-  cleanups.push(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { db } = harness.database('wren-remapi-');
   const clock = () => NOW;
   const reminders = new ReminderRepository(db, clock);
   const outbox = new OutboxRepository(db, clock);
   const wakes = { count: 0 };
-  const app = new Hono();
-  registerProactiveRoutes(app, {
+  const app = proactiveRoutes({
     reminders,
     outbox,
     wake: () => wakes.count++,
@@ -37,18 +24,7 @@ function setup(defaultTargets: string[] = []) {
     defaultTargets: () => defaultTargets,
     clock,
   });
-  const send = async (method: string, path: string, body?: unknown) => {
-    const response = await app.request(path, {
-      method,
-      ...(body === undefined
-        ? {}
-        : {
-            body: typeof body === 'string' ? body : JSON.stringify(body),
-            headers: { 'content-type': 'application/json' },
-          }),
-    });
-    return { status: response.status, body: (await response.json()) as Body };
-  };
+  const send = jsonSender<Body>(app);
   return { reminders, outbox, send, wakes };
 }
 

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { z } from 'zod';
 import type { OutboxRepository } from '../store/outbox-repository.js';
 import type { ReminderRepository } from '../store/reminder-repository.js';
@@ -48,7 +48,8 @@ const reminderChanges = z
  * `DELETE /api/reminders/:id`, `GET /api/feed` (newest first; `?before=ID&limit=N`), `POST /api/tick` (the
  * scheduler runs what is due now — for hosts that sleep).
  */
-export function registerProactiveRoutes(app: Hono, options: ProactiveRouteOptions): void {
+export function proactiveRoutes(options: ProactiveRouteOptions): Hono {
+  const app = new Hono();
   const clock = options.clock ?? Date.now;
   app.get('/api/reminders', (c) =>
     c.json({
@@ -132,4 +133,5 @@ export function registerProactiveRoutes(app: Hono, options: ProactiveRouteOption
     options.wake();
     return c.json({ ok: true });
   });
+  return app;
 }

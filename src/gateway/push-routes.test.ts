@@ -1,17 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Hono } from 'hono';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { jsonSender, routeHarness } from '../../test/support/route-harness.js';
 import { loadVapidKeys } from '../proactive/web-push.js';
-import { openDatabase } from '../store/open-database.js';
 import { PushSubscriptionRepository } from '../store/push-subscription-repository.js';
-import { registerPushRoutes } from './push-routes.js';
+import { pushRoutes } from './push-routes.js';
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const harness = routeHarness();
 
 type Body = Record<string, unknown> & { error?: { code: string; message: string } };
 
@@ -28,31 +23,14 @@ const browserJson = (endpoint = ENDPOINT) => ({
 });
 
 function setup(enabled = true) {
-  const home = mkdtempSync(join(tmpdir(), 'wren-pushapi-'));
-  const db = openDatabase(join(home, 'wren.db'));
-  cleanups.push(() => {
-    db.close();
-    rmSync(home, { recursive: true, force: true });
-  });
+  const { dir: home, db } = harness.database('wren-pushapi-');
   const subscriptions = new PushSubscriptionRepository(db);
-  const app = new Hono();
-  registerPushRoutes(app, {
+  const app = pushRoutes({
     subscriptions,
     publicKey: async () => loadVapidKeys(home).publicKey,
     enabled: () => enabled,
   });
-  const send = async (method: string, path: string, body?: unknown) => {
-    const response = await app.request(path, {
-      method,
-      ...(body === undefined
-        ? {}
-        : {
-            body: typeof body === 'string' ? body : JSON.stringify(body),
-            headers: { 'content-type': 'application/json' },
-          }),
-    });
-    return { status: response.status, body: (await response.json()) as Body };
-  };
+  const send = jsonSender<Body>(app);
   return { home, subscriptions, send };
 }
 

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { z } from 'zod';
 import type { PushSubscriptionRepository } from '../store/push-subscription-repository.js';
 import type * as Api from './api-types.js';
@@ -33,7 +33,8 @@ const unsubscribe = z.object({ endpoint: z.string().min(1).max(2048) }).strict()
  *   URL (an IP address, a name that resolves to this machine, a metadata service) is refused with 400;
  * - `DELETE /api/push/subscriptions` `{endpoint}` → `{removed}`.
  */
-export function registerPushRoutes(app: Hono, options: PushRouteOptions): void {
+export function pushRoutes(options: PushRouteOptions): Hono {
+  const app = new Hono();
   app.use('/api/push/subscriptions', limitBody(MAX_SUBSCRIPTION_BODY_BYTES));
 
   app.get('/api/push/key', async (c) => {
@@ -73,4 +74,5 @@ export function registerPushRoutes(app: Hono, options: PushRouteOptions): void {
     if (!parsed.ok) return parsed.response;
     return c.json({ removed: options.subscriptions.remove(parsed.value.endpoint) });
   });
+  return app;
 }

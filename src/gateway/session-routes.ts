@@ -1,4 +1,4 @@
-import type { Context, Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { z } from 'zod';
@@ -49,7 +49,8 @@ function tooMany(c: Context, wait: number) {
  *   and single-use, so a wrong one is not counted against the address: a page elsewhere could otherwise use
  *   it to lock the owner out.
  */
-export function registerSignInRoutes(app: Hono, options: SessionRouteOptions): void {
+export function signInRoutes(options: SessionRouteOptions): Hono {
+  const app = new Hono();
   app.post(
     '/api/session',
     bodyLimit({
@@ -103,13 +104,15 @@ export function registerSignInRoutes(app: Hono, options: SessionRouteOptions): v
     giveCookie(c, session.id);
     return c.redirect(`/#key=${session.key}`, 303);
   });
+  return app;
 }
 
 /**
  * Routes behind the token check: `GET /api/session` (is this browser signed in), `DELETE /api/session` (sign
  * out) and `POST /api/session/link` (a one-time sign-in link, for `wren web open`).
  */
-export function registerSessionRoutes(app: Hono, options: SessionRouteOptions): void {
+export function sessionRoutes(options: SessionRouteOptions): Hono {
+  const app = new Hono();
   app.get('/api/session', (c) =>
     c.json({ signedIn: true, via: c.req.header('authorization') ? 'token' : 'cookie' }),
   );
@@ -127,4 +130,5 @@ export function registerSessionRoutes(app: Hono, options: SessionRouteOptions): 
     const origin = new URL(c.req.url).origin;
     return c.json({ url: `${origin}/signin?code=${link.code}`, expiresAt: link.expiresAt });
   });
+  return app;
 }

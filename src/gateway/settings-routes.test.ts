@@ -1,15 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Hono } from 'hono';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { jsonSender, routeHarness } from '../../test/support/route-harness.js';
 import { loadConfig } from '../config/load-config.js';
-import { registerSettingsRoutes } from './settings-routes.js';
+import { settingsRoutes } from './settings-routes.js';
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const harness = routeHarness();
 
 type Body = Record<string, unknown> & {
   error?: { code: string; message: string };
@@ -28,28 +24,16 @@ agent:
 `;
 
 function setup(config: string | null = CONFIG, dotEnv = `WREN_GATEWAY_TOKEN=${TOKEN}\n`) {
-  const home = mkdtempSync(join(tmpdir(), 'wren-settings-'));
-  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  const home = harness.folder('wren-settings-');
   if (config !== null) writeFileSync(join(home, 'config.yaml'), config, { mode: 0o600 });
   writeFileSync(join(home, '.env'), dotEnv, { mode: 0o600 });
   const env = {};
   // The config in force when the app started (what GET falls back to while the file is broken).
   const inForce = loadConfig(home, env);
-  const app = new Hono();
-  registerSettingsRoutes(app, { home, env, config: () => inForce });
+  const app = settingsRoutes({ home, env, config: () => inForce });
   const file = join(home, 'config.yaml');
-  const send = async (method: string, body?: unknown) => {
-    const response = await app.request('/api/settings', {
-      method,
-      ...(body === undefined
-        ? {}
-        : {
-            body: typeof body === 'string' ? body : JSON.stringify(body),
-            headers: { 'content-type': 'application/json' },
-          }),
-    });
-    return { status: response.status, body: (await response.json()) as Body };
-  };
+  const request = jsonSender<Body>(app);
+  const send = (method: string, body?: unknown) => request(method, '/api/settings', body);
   return { home, file, send, text: () => readFileSync(file, 'utf8') };
 }
 

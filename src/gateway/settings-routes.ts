@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { type Document, isMap, isScalar, YAMLMap } from 'yaml';
 import { z } from 'zod';
 import { editConfig } from '../config/config-writer.js';
@@ -134,7 +134,8 @@ function write(doc: Document, [section, key]: readonly [string, string], value: 
  * message. A value holding `${` is refused (400) before the file is read: see {@link hasEnvReference}. Both
  * answer from the file, not from the config in force (the reload lags by a moment).
  */
-export function registerSettingsRoutes(app: Hono, options: SettingsRouteOptions): void {
+export function settingsRoutes(options: SettingsRouteOptions): Hono {
+  const app = new Hono();
   const { home, env } = options;
   const file = configPath(home);
 
@@ -174,4 +175,5 @@ export function registerSettingsRoutes(app: Hono, options: SettingsRouteOptions)
     }
     return c.json({ settings: read() } satisfies Api.SettingsSaved);
   });
+  return app;
 }

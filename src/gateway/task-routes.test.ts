@@ -1,17 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Hono } from 'hono';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { jsonSender, routeHarness } from '../../test/support/route-harness.js';
 import { openTasksSection } from '../memory/tools/task-tool.js';
-import { openDatabase } from '../store/open-database.js';
 import { TaskRepository } from '../store/task-repository.js';
-import { registerTaskRoutes } from './task-routes.js';
+import { taskRoutes } from './task-routes.js';
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const harness = routeHarness();
 
 type Task = { id: number; title: string; status: string; due?: string; notes: string; priority: string };
 type Body = Record<string, unknown> & {
@@ -21,28 +14,11 @@ type Body = Record<string, unknown> & {
 };
 
 function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'wren-taskapi-'));
-  const db = openDatabase(join(dir, 'wren.db'));
-  cleanups.push(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { db } = harness.database('wren-taskapi-');
   let now = Date.parse('2026-04-01T09:00:00Z');
   const tasks = new TaskRepository(db, () => now++);
-  const app = new Hono();
-  registerTaskRoutes(app, tasks);
-  const send = async (method: string, path: string, body?: unknown) => {
-    const response = await app.request(path, {
-      method,
-      ...(body === undefined
-        ? {}
-        : {
-            body: typeof body === 'string' ? body : JSON.stringify(body),
-            headers: { 'content-type': 'application/json' },
-          }),
-    });
-    return { status: response.status, body: (await response.json()) as Body };
-  };
+  const app = taskRoutes(tasks);
+  const send = jsonSender<Body>(app);
   return { tasks, send };
 }
 

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { z } from 'zod';
 import { normalizeDue, type TaskRepository } from '../store/task-repository.js';
 import type * as Api from './api-types.js';
@@ -57,7 +57,8 @@ function dueDate(text: string | null): { ok: true; due: string | null } | { ok: 
  *   clears it; `status` done/open completes or reopens);
  * - `DELETE /api/tasks/:id` → `{deleted: id}`.
  */
-export function registerTaskRoutes(app: Hono, tasks: TaskRepository): void {
+export function taskRoutes(tasks: TaskRepository): Hono {
+  const app = new Hono();
   app.use('/api/tasks', limitBody());
   app.use('/api/tasks/*', limitBody());
 
@@ -115,4 +116,5 @@ export function registerTaskRoutes(app: Hono, tasks: TaskRepository): void {
       ? c.json({ deleted: id } satisfies Api.Deleted)
       : c.json(problem('not_found', `There is no task #${id}.`), 404);
   });
+  return app;
 }

@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { HttpChannel, TurnChange } from '../channels/http/http-channel.js';
 import { chatEventSse, endSse, presentTurn } from './chat-events.js';
@@ -16,7 +16,8 @@ import { pump, type SseMessage } from './sse-pump.js';
  *   events as on `POST /api/chat`, ending with `done`/`error`. Watching never cancels anything.
  * - `DELETE /api/sessions/:id/turn` stops the running turn (the web app's Stop); `404` when none runs.
  */
-export function registerTurnRoutes(app: Hono, channel: HttpChannel, redact: (text: string) => string): void {
+export function turnRoutes(channel: HttpChannel, redact: (text: string) => string): Hono {
+  const app = new Hono();
   app.get('/api/sessions/:id/turn', (c) => {
     const session = c.req.param('id');
     if (!SESSION_ID.test(session)) {
@@ -64,6 +65,7 @@ export function registerTurnRoutes(app: Hono, channel: HttpChannel, redact: (tex
     }
     return c.json({ stopping: session });
   });
+  return app;
 }
 
 function changeSse(change: TurnChange, redact: (text: string) => string): SseMessage | undefined {

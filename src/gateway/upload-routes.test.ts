@@ -1,45 +1,38 @@
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hono } from 'hono';
-import { afterEach, describe, expect, it } from 'vitest';
-import { registerFileRoutes } from './file-routes.js';
-import { MAX_UPLOAD_BYTES, registerUploadRoutes } from './upload-routes.js';
+import { describe, expect, it } from 'vitest';
+import { routeHarness } from '../../test/support/route-harness.js';
+import { fileRoutes } from './file-routes.js';
+import { MAX_UPLOAD_BYTES, uploadRoutes } from './upload-routes.js';
 
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const harness = routeHarness();
 
 type Body = Record<string, unknown> & { error?: { code: string; message: string } };
 
 const DAY = new Date('2026-12-01T10:00:00Z');
 
 function setup(maxBytes?: number) {
-  const dir = mkdtempSync(join(tmpdir(), 'wren-upload-'));
+  const dir = harness.folder('wren-upload-');
   const workspace = join(dir, 'workspace');
   const outside = join(dir, 'outside');
   mkdirSync(workspace);
   mkdirSync(outside);
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const saved: unknown[] = [];
   const app = new Hono();
-  registerUploadRoutes(app, {
-    workspace: () => workspace,
-    clock: () => DAY,
-    onSaved: (file) => saved.push(file),
-    ...(maxBytes ? { maxBytes } : {}),
-  });
-  registerFileRoutes(app, () => [workspace]);
+  app.route(
+    '/',
+    uploadRoutes({
+      workspace: () => workspace,
+      clock: () => DAY,
+      onSaved: (file) => saved.push(file),
+      ...(maxBytes ? { maxBytes } : {}),
+    }),
+  );
+  app.route(
+    '/',
+    fileRoutes(() => [workspace]),
+  );
   const upload = async (form: FormData | string, headers: Record<string, string> = {}) => {
     const response = await app.request('/api/files', { method: 'POST', body: form, headers });
     return { status: response.status, body: (await response.json()) as Body };

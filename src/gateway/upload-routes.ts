@@ -1,6 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { INBOX_DIR, saveInboxFile } from '../channels/inbox-file.js';
 import type * as Api from './api-types.js';
@@ -34,7 +34,8 @@ export function fileUrl(relative: string): string {
  * never overwriting, never through a symlink), so the model finds uploads and channel files in one place;
  * `url` downloads it again. Over `maxBytes` (25 MB) → 413, refused while the body streams in.
  */
-export function registerUploadRoutes(app: Hono, options: UploadRouteOptions): void {
+export function uploadRoutes(options: UploadRouteOptions): Hono {
+  const app = new Hono();
   const maxBytes = options.maxBytes ?? MAX_UPLOAD_BYTES;
   const clock = options.clock ?? (() => new Date());
   const tooLarge = `The file is larger than ${maxBytes} bytes (${Math.round(maxBytes / 1024 / 1024)} MB), the most the API takes.`;
@@ -103,4 +104,5 @@ export function registerUploadRoutes(app: Hono, options: UploadRouteOptions): vo
       return c.json(saved satisfies Api.UploadedFile, 201);
     },
   );
+  return app;
 }

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import type { Context, Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 
 /** One file of the built app, held in memory with its gzip form. */
 interface WebFile {
@@ -100,7 +100,8 @@ function respond(c: Context, file: WebFile, isPage: boolean): Response {
  * immutable; index.html, the service worker and the manifest are revalidated by ETag. Any other path that
  * is not a file and not under /api or /v1 (a client-side route) gets index.html.
  */
-export function registerWebAppRoutes(app: Hono, root: string | undefined = defaultWebRoot()): void {
+export function webAppRoutes(root: string | undefined = defaultWebRoot()): Hono {
+  const app = new Hono();
   let files: Promise<Map<string, WebFile>> | undefined;
   const load = () => {
     files ??= (root ? loadFiles(root) : Promise.resolve(new Map<string, WebFile>())).catch(
@@ -127,4 +128,5 @@ export function registerWebAppRoutes(app: Hono, root: string | undefined = defau
     }
     return respond(c, index, true);
   });
+  return app;
 }
