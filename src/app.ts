@@ -32,6 +32,7 @@ import { openDatabase } from './store/open-database.js';
 import { openStores, type Stores } from './store/open-stores.js';
 import type { SettingsRepository } from './store/settings-repository.js';
 import type { SqliteSessionStore } from './store/sqlite-session-store.js';
+import { stopSandboxProbes } from './tools/exec/sandbox.js';
 import { sweepOrphans } from './tools/exec/sweep-orphans.js';
 import { createMessageTools } from './tools/message/message-tools.js';
 import { createSpawnTool, createSubagentsCommand } from './tools/spawn/spawn-tool.js';
@@ -453,6 +454,8 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
         await Promise.race([listeners, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
         await memory.close(Math.min(graceMs, 5000));
         await mcp.stop();
+        // A sandbox probe still running at exit would be left as a zombie for init to reap.
+        await stopSandboxProbes();
         stores.close();
         stopCopilotRedaction();
         lock?.release();

@@ -137,7 +137,12 @@ export function sandboxCheck(
     };
   }
   if (resolution.mode === 'bwrap')
-    return { id, status: 'ok', message: 'exec runs commands in bubblewrap (only the workspace writable)' };
+    return {
+      id,
+      status: 'ok',
+      message:
+        'exec runs commands in bubblewrap (only the workspace writable; network: true shares the host network, loopback included, and asks before a local address)',
+    };
   return {
     id,
     status: 'warn',
