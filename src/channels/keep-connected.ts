@@ -1,4 +1,4 @@
-import { sleep } from '../llm/create-deadline.js';
+import { sleep } from '../util/create-deadline.js';
 import type { ChannelState } from './channel.js';
 import { defaultBackoff } from './retry.js';
 

@@ -2,7 +2,7 @@
  * The short-lived Copilot API token for one GitHub token: fetched from the token exchange on first use, kept
  * in memory only, fetched again shortly before it expires or after the chat API rejected it.
  */
-import { createDeadline } from './create-deadline.js';
+import { createDeadline } from '../util/create-deadline.js';
 import { redactSecrets } from './provider-error.js';
 
 /** One Copilot API token. */

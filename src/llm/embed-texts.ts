@@ -1,4 +1,4 @@
-import { createDeadline } from './create-deadline.js';
+import { createDeadline } from '../util/create-deadline.js';
 import type { EndpointConfig } from './endpoint.js';
 import { networkError, ProviderError, toEndpointError } from './provider-error.js';
 

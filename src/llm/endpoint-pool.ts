@@ -1,4 +1,4 @@
-import { sleep as defaultSleep } from './create-deadline.js';
+import { sleep as defaultSleep } from '../util/create-deadline.js';
 import { isEmbeddingEndpoint } from './embedding-endpoint.js';
 import type { EndpointConfig, Protocol } from './endpoint.js';
 import {

@@ -1,4 +1,4 @@
-import { createDeadline } from './create-deadline.js';
+import { createDeadline } from '../util/create-deadline.js';
 
 /** What `listServerModels` found: the model ids, or a sentence saying why there are none. */
 export type ServerModels = { ok: true; models: string[] } | { ok: false; error: string };

@@ -1,4 +1,4 @@
-import { createDeadline } from './create-deadline.js';
+import { createDeadline } from '../util/create-deadline.js';
 
 /** A local server to look for. */
 export interface ProbeTarget {

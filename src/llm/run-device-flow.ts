@@ -2,7 +2,7 @@
  * GitHub's OAuth device flow (RFC 8628): ask for a device code, let the user enter it in a browser, poll for
  * the token. The caller shows the code; this module never prints and never returns more than the token.
  */
-import { createDeadline, sleep as defaultSleep } from './create-deadline.js';
+import { createDeadline, sleep as defaultSleep } from '../util/create-deadline.js';
 
 /** What the user needs to sign in. */
 export interface DeviceCode {

@@ -4,7 +4,7 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
-import { createDeadline } from './create-deadline.js';
+import { createDeadline } from '../util/create-deadline.js';
 import { createLanguageModel } from './create-language-model.js';
 import type { EndpointConfig } from './endpoint.js';
 import { networkError, toEndpointError } from './provider-error.js';

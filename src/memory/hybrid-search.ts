@@ -1,10 +1,11 @@
 import { join } from 'node:path';
-import { createDeadline } from '../llm/create-deadline.js';
 import { type EmbedTexts, embedTexts } from '../llm/embed-texts.js';
 import type { EndpointConfig } from '../llm/endpoint.js';
-import type { EmbeddingRepository, VectorMessageHit } from '../store/embedding-repository.js';
+import type { VectorMessageHit } from '../store/embedding-repository.js';
 import type { MessageHit as WordHit } from '../store/message-search-repository.js';
 import type { Stores } from '../store/open-stores.js';
+import type { EmbeddingStore } from '../store/ports.js';
+import { createDeadline } from '../util/create-deadline.js';
 import { contentHash, embeddingText, historyText } from './embedding-text.js';
 import { formatStamp } from './format-time.js';
 import { type HistoryEntry, parseHistoryEntries } from './history-file.js';
@@ -104,7 +105,7 @@ export function createHybridSearch(options: HybridSearchOptions): MemorySearcher
 
 interface FuseContext {
   options: HybridSearchOptions;
-  repository: EmbeddingRepository;
+  repository: EmbeddingStore;
   model: string;
   vector: number[];
   maxDistance: number;

@@ -3,14 +3,11 @@ import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import webPush from 'web-push';
 import * as z from 'zod';
-import { createDeadline } from '../llm/create-deadline.js';
 import type { Delivery } from '../store/outbox-repository.js';
-import type {
-  PushSubscriptionKeys,
-  PushSubscriptionRepository,
-  StoredPushSubscription,
-} from '../store/push-subscription-repository.js';
+import type { PushSubscriptionStore } from '../store/ports.js';
+import type { PushSubscriptionKeys, StoredPushSubscription } from '../store/push-subscription-repository.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { createDeadline } from '../util/create-deadline.js';
 import type { ProactiveConfig } from './proactive-config.js';
 import type { Deliverer } from './run-executor.js';
 import { parseRetryAfter } from './webhook-deliverer.js';
@@ -210,7 +207,7 @@ export class PushDeliveryError extends Error {
 }
 
 export interface PushDelivererOptions {
-  subscriptions: PushSubscriptionRepository;
+  subscriptions: PushSubscriptionStore;
   vapid: VapidKeys;
   /** The VAPID contact, `mailto:` or `https:` (push services may contact the sender there). */
   subject?: string;
@@ -266,7 +263,7 @@ type SendableSubscription = StoredPushSubscription & { url: string };
  * The stored subscriptions with the URL to send to; one whose endpoint is no push service (stored before
  * {@link PUSH_SERVICES} was checked) is removed instead: sending there is what the check prevents.
  */
-function sendable(repository: PushSubscriptionRepository): SendableSubscription[] {
+function sendable(repository: PushSubscriptionStore): SendableSubscription[] {
   return repository.list().flatMap((subscription) => {
     const url = pushServiceUrl(subscription.endpoint);
     if (url === undefined) repository.remove(subscription.endpoint);

@@ -1,4 +1,4 @@
-import { createDeadline } from '../llm/create-deadline.js';
+import { createDeadline } from '../util/create-deadline.js';
 import type { Delivery } from '../store/outbox-repository.js';
 import type { ProactiveConfig } from './proactive-config.js';
 import type { Deliverer } from './run-executor.js';
