@@ -9,6 +9,14 @@ export function shortApprovalId(id: string): string {
 
 const CHOICES: readonly ApprovalChoice[] = ['once', 'session', 'always', 'deny'];
 
+/** The words on approval buttons, the same on every platform that has buttons. */
+export const APPROVAL_LABELS: Readonly<Record<ApprovalChoice, string>> = {
+  once: 'Allow once',
+  session: 'Allow for this chat',
+  always: 'Always allow',
+  deny: 'Deny',
+};
+
 /**
  * The question for one held call as plain text, for every platform: the tool, its exact arguments (already
  * redacted, shortened by the gate to head + tail), the gate's reason and what may be answered. `buttons`:

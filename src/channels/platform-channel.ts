@@ -1,4 +1,3 @@
-import type { MessageBus } from '../bus/message-bus.js';
 import type {
   AgentEvent,
   ApprovalAnswerResult,
@@ -10,19 +9,23 @@ import type {
   OutboundMessage,
 } from '../bus/messages.js';
 import type { ImagePart } from '../llm/types.js';
-import { describeApprovalText, parseApprovalReply, shortApprovalId } from './approval-text.js';
+import {
+  describeApprovalText,
+  describeResolution,
+  parseApprovalReply,
+  shortApprovalId,
+} from './approval-text.js';
 import type { ChannelState } from './channel.js';
 import { type Addressing, type ChannelAccess, isAddressed, standingOf } from './channel-access.js';
 import { ChannelBase } from './channel-base.js';
-import type { ChannelLedger } from './channel-ledger.js';
 import { type PlatformFile, refusedFilesNotice, takeInFiles } from './inbound-files.js';
 import { keepConnected } from './keep-connected.js';
 import { pairingOfferText, pairingRequestText } from './pairing-notice.js';
+import { DEFAULT_MAX_FILE_BYTES, type PlatformChannelOptions } from './platform-options.js';
 import { retrying } from './retry.js';
 import { SenderRateLimit } from './sender-rate-limit.js';
 import { splitMessage } from './split-message.js';
-import type { Transcribe } from './transcription.js';
-import { type ProgressMode, TurnProgress } from './turn-progress.js';
+import { TurnProgress } from './turn-progress.js';
 
 /** One message as a platform delivered it, translated by the adapter. */
 export interface PlatformMessage extends Addressing {
@@ -61,40 +64,16 @@ export type ReceiveResult =
   | 'too_large'
   | 'answered';
 
-/** The file cap when a channel sets none. */
-const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;
-
-export interface PlatformChannelOptions {
-  name: string;
-  bus: MessageBus;
-  /** Read per message, so a config edit applies at once. */
-  access: () => ChannelAccess;
-  ledger: ChannelLedger;
-  /** Longest inbound text taken in (default 32,000 characters); longer gets a notice, no turn. */
-  maxInboundChars?: number;
-  /** Tool progress shown in the chat (default `hints`). */
-  progress?: () => ProgressMode;
-  /** Where received files are saved (its `inbox/` folder); without it files are only described. */
-  workspace?: () => string;
-  /** Largest file downloaded from a message, in bytes (default 20 MB; read per message). */
-  maxFileBytes?: () => number;
-  /** Voice to text, when `channels.transcription` is configured (read per message). */
-  transcribe?: () => Transcribe | undefined;
-  /** Milliseconds before reconnect attempt `n` (default 1 s doubling to 60 s, ±20 %). */
-  backoff?: (attempt: number) => number;
-  clock?: () => number;
-  onError?: (error: unknown) => void;
-}
-
 /**
  * The base of every chat-platform adapter: who may talk (owner, allow list, pairing, groups only when
  * addressed), de-duplication that survives restarts, per-sender rate limits and size caps, typed approval
  * answers, message splitting at the platform's limit, typing and tool progress, and reconnecting with
  * backoff. Adapters translate their platform: call `receive` for each message, implement `sendText`
- * (and optionally `sendFile`, `typing`, `postStatus`, button approvals), and run their connection through
- * `keepConnected`.
+ * (and optionally `sendFile`, `typing`, `postStatus`, button approvals through `showApproval` and
+ * `closeApproval`), and run their connection through `keepConnected`. `Shown` is what an adapter keeps of
+ * an approval message it sent (to take its buttons away once answered).
  */
-export abstract class PlatformChannel extends ChannelBase {
+export abstract class PlatformChannel<Shown = never> extends ChannelBase {
   /** Longest text the platform takes in one message. */
   protected abstract readonly textLimit: number;
   protected readonly platform: PlatformChannelOptions;
@@ -102,6 +81,8 @@ export abstract class PlatformChannel extends ChannelBase {
   private toldNoOwner = false;
   /** Approvals shown in chats, by short id. */
   private readonly presented = new Map<string, ApprovalRequest>();
+  /** The platform message each approval was shown in, by approval id (until it is answered). */
+  private readonly approvalMessages = new Map<string, Shown>();
   private progress: TurnProgress | undefined;
 
   constructor(options: PlatformChannelOptions) {
@@ -293,19 +274,37 @@ export abstract class PlatformChannel extends ChannelBase {
     for (const file of message.attachments ?? []) await this.sendFile(message.chatId, file);
   }
 
-  /** Asks in the chat with a typed answer; adapters with buttons override (and call rememberApproval). */
+  /**
+   * Shows an approval (remembered first, so a typed answer or a button press finds it) and keeps the message
+   * it was shown in, to take its buttons away once it is answered.
+   */
   override async presentApproval(request: ApprovalRequest): Promise<void> {
-    this.rememberApproval(request);
-    await this.sendText(request.chatId, describeApprovalText(request, false), { notice: true });
-  }
-
-  override async approvalResolved(event: Extract<ApprovalEvent, { type: 'approval-resolved' }>) {
-    if (event.id) this.presented.delete(shortApprovalId(event.id));
-  }
-
-  protected rememberApproval(request: ApprovalRequest): void {
     this.presented.set(shortApprovalId(request.id), request);
+    const shown = await this.showApproval(request);
+    if (shown !== undefined) this.approvalMessages.set(request.id, shown);
   }
+
+  /** Forgets an answered approval and, once, replaces its message by the outcome (no buttons left). */
+  override async approvalResolved(event: Extract<ApprovalEvent, { type: 'approval-resolved' }>) {
+    if (!event.id) return;
+    this.presented.delete(shortApprovalId(event.id));
+    const shown = this.approvalMessages.get(event.id);
+    if (shown === undefined) return;
+    this.approvalMessages.delete(event.id);
+    await this.closeApproval(shown, describeResolution(event));
+  }
+
+  /**
+   * Sends the question; returns what `closeApproval` needs to edit that message later, or undefined when
+   * there is nothing to take back. Default: a question answered by typing (`once ab12cd`).
+   */
+  protected async showApproval(request: ApprovalRequest): Promise<Shown | undefined> {
+    await this.sendText(request.chatId, describeApprovalText(request, false), { notice: true });
+    return undefined;
+  }
+
+  /** Replaces a shown approval by `outcome` without its buttons: a late press then has nothing to act on. */
+  protected async closeApproval(_shown: Shown, _outcome: string): Promise<void> {}
 
   /**
    * The answer of `senderId` to an approval shown here (by its short id): only the owner's counts, and only

@@ -5,27 +5,24 @@ import type {
   Message,
   SendableChannels,
 } from 'discord.js';
-import type { ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messages.js';
+import type { ApprovalRequest, Attachment } from '../../bus/messages.js';
 import {
   approvalButtonData,
   describeApprovalText,
-  describeResolution,
+  APPROVAL_LABELS as LABELS,
   parseApprovalButton,
 } from '../approval-text.js';
 import { fetchCapped } from '../fetch-capped.js';
 import type { PlatformFile } from '../inbound-files.js';
-import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
+import { PlatformChannel } from '../platform-channel.js';
+import { type AdapterOptions, platformOptions } from '../platform-options.js';
 import type { DiscordConfig } from './discord-config.js';
 
-const LABELS = { once: 'Allow once', session: 'Allow for this chat', always: 'Always allow', deny: 'Deny' };
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 /** Nobody is pinged by what Wren writes, whatever the model put in the text. */
 const NO_MENTIONS = { parse: [] as never[] };
 
-export interface DiscordChannelOptions extends Omit<PlatformChannelOptions, 'name' | 'access' | 'progress'> {
-  config: () => DiscordConfig;
-  workspace: () => string;
-}
+export type DiscordChannelOptions = AdapterOptions<DiscordConfig>;
 
 /**
  * Discord through discord.js: DMs, and guild channels (and their threads) listed in `groups` when the bot
@@ -33,21 +30,14 @@ export interface DiscordChannelOptions extends Omit<PlatformChannelOptions, 'nam
  * mentions disabled; approvals are buttons only the owner's click answers; `/wren` is a slash command.
  * discord.js resumes the gateway session itself and waits out 429s.
  */
-export class DiscordChannel extends PlatformChannel {
+export class DiscordChannel extends PlatformChannel<Message> {
   protected readonly textLimit = 1900;
   private readonly discord: DiscordChannelOptions;
   private client: Client | undefined;
   private stopping = false;
-  private readonly approvalMessages = new Map<string, Message>();
 
   constructor(options: DiscordChannelOptions) {
-    super({
-      ...options,
-      name: 'discord',
-      access: () => options.config().access,
-      progress: () => options.config().progress,
-      maxFileBytes: () => options.config().maxFileBytes,
-    });
+    super(platformOptions('discord', options));
     this.discord = options;
   }
 
@@ -199,8 +189,7 @@ export class DiscordChannel extends PlatformChannel {
     return handle;
   }
 
-  override async presentApproval(request: ApprovalRequest): Promise<void> {
-    this.rememberApproval(request);
+  protected override async showApproval(request: ApprovalRequest): Promise<Message> {
     const { ButtonStyle, ComponentType } = await import('discord.js');
     const sent = await (await this.target(request.chatId)).send({
       content: describeApprovalText(request, true).slice(0, 1900),
@@ -222,15 +211,10 @@ export class DiscordChannel extends PlatformChannel {
         },
       ],
     });
-    this.approvalMessages.set(request.id, sent);
+    return sent;
   }
 
-  override async approvalResolved(event: Extract<ApprovalEvent, { type: 'approval-resolved' }>) {
-    await super.approvalResolved(event);
-    const shown = event.id ? this.approvalMessages.get(event.id) : undefined;
-    if (!shown || !event.id) return;
-    this.approvalMessages.delete(event.id);
-    const outcome = describeResolution(event);
+  protected override async closeApproval(shown: Message, outcome: string): Promise<void> {
     // Without its buttons: a late click has nothing to act on.
     await shown.edit({ content: `${shown.content}\n\n→ ${outcome}`.slice(0, 2000), components: [] });
   }

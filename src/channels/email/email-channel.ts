@@ -5,7 +5,8 @@ import picomatch from 'picomatch';
 import type { OutboundMessage } from '../../bus/messages.js';
 import { parseApprovalReply } from '../approval-text.js';
 import type { PlatformFile } from '../inbound-files.js';
-import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
+import { PlatformChannel } from '../platform-channel.js';
+import { type AdapterOptions, platformOptions } from '../platform-options.js';
 import { judgeSender } from './authentication-results.js';
 import { newText } from './email-body.js';
 import type { EmailConfig } from './email-config.js';
@@ -21,9 +22,7 @@ export interface MailTrigger {
   deliverTo?: string[];
 }
 
-export interface EmailChannelOptions extends Omit<PlatformChannelOptions, 'name' | 'access' | 'progress'> {
-  config: () => EmailConfig;
-  workspace: () => string;
+export interface EmailChannelOptions extends AdapterOptions<EmailConfig> {
   /** A mail matching a `watch` rule (from anyone). Must store it before returning. */
   onWatched?: (trigger: MailTrigger) => void;
 }
@@ -55,13 +54,8 @@ export class EmailChannel extends PlatformChannel {
   private chain: Promise<void> = Promise.resolve();
 
   constructor(options: EmailChannelOptions) {
-    super({
-      ...options,
-      name: 'email',
-      access: () => options.config().access,
-      progress: () => 'off',
-      maxFileBytes: () => options.config().maxFileBytes,
-    });
+    // Mail shows no tool progress: its section has no progress setting.
+    super(platformOptions('email', options));
     this.email = options;
   }
 

@@ -1,16 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import type { Client, WSClient } from '@larksuiteoapi/node-sdk';
-import type { ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messages.js';
+import type { ApprovalRequest, Attachment } from '../../bus/messages.js';
 import {
   approvalButtonData,
   describeApprovalText,
-  describeResolution,
+  APPROVAL_LABELS as LABELS,
   parseApprovalButton,
 } from '../approval-text.js';
 import { readCapped } from '../fetch-capped.js';
 import { imageType } from '../image-type.js';
 import type { PlatformFile } from '../inbound-files.js';
-import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
+import { PlatformChannel } from '../platform-channel.js';
+import { type AdapterOptions, platformOptions } from '../platform-options.js';
 import type { FeishuConfig } from './feishu-config.js';
 
 /** The fields of an `im.message.receive_v1` event Wren reads. */
@@ -33,12 +34,12 @@ interface FeishuCardAction {
   action?: { value?: { action?: string } };
 }
 
-const LABELS = { once: 'Allow once', session: 'Allow for this chat', always: 'Always allow', deny: 'Deny' };
+export type FeishuChannelOptions = AdapterOptions<FeishuConfig>;
 
-export interface FeishuChannelOptions extends Omit<PlatformChannelOptions, 'name' | 'access' | 'progress'> {
-  config: () => FeishuConfig;
-  /** Where received files are saved (its `inbox/` folder). */
-  workspace: () => string;
+/** An approval card as sent: patched to its outcome (without buttons) once answered. */
+interface ShownApproval {
+  messageId: string;
+  text: string;
 }
 
 /**
@@ -48,17 +49,17 @@ export interface FeishuChannelOptions extends Omit<PlatformChannelOptions, 'name
  * owner's click answers (the SDK carries `card.action.trigger` over the same connection). The SDK
  * reconnects itself; its callbacks drive the channel's state.
  */
-export class FeishuChannel extends PlatformChannel {
+export class FeishuChannel extends PlatformChannel<ShownApproval> {
   protected readonly textLimit = 8000;
   private readonly feishu: FeishuChannelOptions;
   private client: Client | undefined;
   private ws: WSClient | undefined;
   private botOpenId = '';
   private stopping = false;
-  private readonly approvalMessages = new Map<string, { messageId: string; text: string }>();
 
   constructor(options: FeishuChannelOptions) {
-    super({ ...options, name: 'feishu', access: () => options.config().access, progress: () => 'off' });
+    // Feishu's section has no progress setting: no progress shown (the base's default for such sections).
+    super(platformOptions('feishu', options));
     this.feishu = options;
   }
 
@@ -259,8 +260,7 @@ export class FeishuChannel extends PlatformChannel {
     return chatId.startsWith('ou_') ? 'open_id' : 'chat_id';
   }
 
-  override async presentApproval(request: ApprovalRequest): Promise<void> {
-    this.rememberApproval(request);
+  protected override async showApproval(request: ApprovalRequest): Promise<ShownApproval | undefined> {
     const text = describeApprovalText(request, true);
     const card = {
       schema: '2.0',
@@ -284,15 +284,10 @@ export class FeishuChannel extends PlatformChannel {
       }),
     )) as { data?: { message_id?: string } };
     const messageId = answer.data?.message_id;
-    if (messageId) this.approvalMessages.set(request.id, { messageId, text });
+    return messageId ? { messageId, text } : undefined;
   }
 
-  override async approvalResolved(event: Extract<ApprovalEvent, { type: 'approval-resolved' }>) {
-    await super.approvalResolved(event);
-    const shown = event.id ? this.approvalMessages.get(event.id) : undefined;
-    if (!shown || !event.id) return;
-    this.approvalMessages.delete(event.id);
-    const outcome = describeResolution(event);
+  protected override async closeApproval(shown: ShownApproval, outcome: string): Promise<void> {
     // The card without its buttons: a late click has nothing to act on.
     const card = {
       schema: '2.0',

@@ -1,19 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import type { App } from '@slack/bolt';
-import type { ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messages.js';
+import type { ApprovalRequest, Attachment } from '../../bus/messages.js';
 import {
   approvalButtonData,
   describeApprovalText,
-  describeResolution,
+  APPROVAL_LABELS as LABELS,
   parseApprovalButton,
 } from '../approval-text.js';
 import { fetchCapped } from '../fetch-capped.js';
 import type { PlatformFile } from '../inbound-files.js';
 import { escapeSlack, toSlackMrkdwn } from '../markdown/to-slack-mrkdwn.js';
-import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
+import { PlatformChannel } from '../platform-channel.js';
+import { type AdapterOptions, platformOptions } from '../platform-options.js';
 import type { SlackConfig } from './slack-config.js';
 
-const LABELS = { once: 'Allow once', session: 'Allow for this chat', always: 'Always allow', deny: 'Deny' };
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /** The fields of a Slack message event Wren reads. */
@@ -30,9 +30,13 @@ interface SlackMessageEvent {
   files?: Array<{ name?: string; mimetype?: string; size?: number; url_private_download?: string }>;
 }
 
-export interface SlackChannelOptions extends Omit<PlatformChannelOptions, 'name' | 'access' | 'progress'> {
-  config: () => SlackConfig;
-  workspace: () => string;
+export type SlackChannelOptions = AdapterOptions<SlackConfig>;
+
+/** An approval question as posted: replaced by its outcome (without buttons) once answered. */
+interface ShownApproval {
+  channel: string;
+  ts: string;
+  text: string;
 }
 
 /** Splits a chat id: a DM (`D…`) or a thread in a channel (`C…/<thread ts>`). */
@@ -57,22 +61,15 @@ const quiet = {
  * Replies are mrkdwn (model text escaped so it can never mention anyone), approvals Block Kit buttons only the
  * owner's click answers; the Web API client retries 429s after `Retry-After`. The socket reconnects itself.
  */
-export class SlackChannel extends PlatformChannel {
+export class SlackChannel extends PlatformChannel<ShownApproval> {
   protected readonly textLimit = 3800;
   private readonly slack: SlackChannelOptions;
   private app: App | undefined;
   private botUserId = '';
   private stopping = false;
-  private readonly approvalMessages = new Map<string, { channel: string; ts: string; text: string }>();
 
   constructor(options: SlackChannelOptions) {
-    super({
-      ...options,
-      name: 'slack',
-      access: () => options.config().access,
-      progress: () => options.config().progress,
-      maxFileBytes: () => options.config().maxFileBytes,
-    });
+    super(platformOptions('slack', options));
     this.slack = options;
   }
 
@@ -242,8 +239,7 @@ export class SlackChannel extends PlatformChannel {
     return handle;
   }
 
-  override async presentApproval(request: ApprovalRequest): Promise<void> {
-    this.rememberApproval(request);
+  protected override async showApproval(request: ApprovalRequest): Promise<ShownApproval | undefined> {
     const text = escapeSlack(describeApprovalText(request, true));
     const where = whereOf(request.chatId);
     const sent = await this.app!.client.chat.postMessage({
@@ -262,15 +258,10 @@ export class SlackChannel extends PlatformChannel {
         },
       ],
     });
-    if (sent.ts) this.approvalMessages.set(request.id, { channel: where.channel, ts: sent.ts, text });
+    return sent.ts ? { channel: where.channel, ts: sent.ts, text } : undefined;
   }
 
-  override async approvalResolved(event: Extract<ApprovalEvent, { type: 'approval-resolved' }>) {
-    await super.approvalResolved(event);
-    const shown = event.id ? this.approvalMessages.get(event.id) : undefined;
-    if (!shown || !event.id) return;
-    this.approvalMessages.delete(event.id);
-    const outcome = describeResolution(event);
+  protected override async closeApproval(shown: ShownApproval, outcome: string): Promise<void> {
     // Replacing the message without its buttons: a late click then has nothing to act on.
     await this.app!.client.chat.update({
       channel: shown.channel,

@@ -2,29 +2,32 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { Bot, Context } from 'grammy';
 import type { CallbackQuery, Message, Update } from 'grammy/types';
-import type { ApprovalChoice, ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messages.js';
+import type { ApprovalChoice, ApprovalRequest, Attachment } from '../../bus/messages.js';
 import {
   approvalButtonData,
   describeApprovalText,
-  describeResolution,
+  APPROVAL_LABELS as LABELS,
   parseApprovalButton,
 } from '../approval-text.js';
 import { FileTooLargeError, fetchCapped } from '../fetch-capped.js';
 import type { PlatformFile } from '../inbound-files.js';
 import { escapeHtml, toTelegramHtml } from '../markdown/to-telegram-html.js';
-import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
+import { PlatformChannel } from '../platform-channel.js';
+import { type AdapterOptions, platformOptions } from '../platform-options.js';
 import type { TelegramConfig } from './telegram-config.js';
 import { type TelegramFiles, toPlatformMessage } from './telegram-message.js';
 
 /** Telegram's limit is 4096 characters of text after entity parsing; leave room for the HTML tags. */
 const TEXT_LIMIT = 3800;
-const LABELS = { once: 'Allow once', session: 'Allow for this chat', always: 'Always allow', deny: 'Deny' };
 const IMAGE_TYPES = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp']);
 
-export interface TelegramChannelOptions extends Omit<PlatformChannelOptions, 'name' | 'access' | 'progress'> {
-  config: () => TelegramConfig;
-  /** Where received files are saved (its `inbox/` folder). */
-  workspace: () => string;
+export type TelegramChannelOptions = AdapterOptions<TelegramConfig>;
+
+/** An approval question as sent: edited to its outcome (without buttons) once answered. */
+interface ShownApproval {
+  chatId: string;
+  messageId: number;
+  text: string;
 }
 
 /**
@@ -33,24 +36,16 @@ export interface TelegramChannelOptions extends Omit<PlatformChannelOptions, 'na
  * the markup); approvals are inline buttons only the owner's press counts; sends retry 429/5xx after
  * `retry_after` (grammY's auto-retry). The update offset is stored, so a restart neither repeats nor skips.
  */
-export class TelegramChannel extends PlatformChannel {
+export class TelegramChannel extends PlatformChannel<ShownApproval> {
   protected readonly textLimit = TEXT_LIMIT;
   private readonly telegram: TelegramChannelOptions;
   private bot: Bot | undefined;
   private server: Server | undefined;
   private running: Promise<void> | undefined;
   private readonly controller = new AbortController();
-  /** Approval messages by approval id, to take the buttons away once answered. */
-  private readonly approvalMessages = new Map<string, { chatId: string; messageId: number; text: string }>();
 
   constructor(options: TelegramChannelOptions) {
-    super({
-      ...options,
-      name: 'telegram',
-      access: () => options.config().access,
-      progress: () => options.config().progress,
-      maxFileBytes: () => options.config().maxFileBytes,
-    });
+    super(platformOptions('telegram', options));
     this.telegram = options;
   }
 
@@ -243,21 +238,15 @@ export class TelegramChannel extends PlatformChannel {
     return handle;
   }
 
-  override async presentApproval(request: ApprovalRequest): Promise<void> {
-    this.rememberApproval(request);
+  protected override async showApproval(request: ApprovalRequest): Promise<ShownApproval> {
     const text = describeApprovalText(request, true);
     const sent = await this.bot!.api.sendMessage(request.chatId, text, {
       reply_markup: { inline_keyboard: approvalKeyboard(request) },
     });
-    this.approvalMessages.set(request.id, { chatId: request.chatId, messageId: sent.message_id, text });
+    return { chatId: request.chatId, messageId: sent.message_id, text };
   }
 
-  override async approvalResolved(event: Extract<ApprovalEvent, { type: 'approval-resolved' }>) {
-    await super.approvalResolved(event);
-    const shown = event.id ? this.approvalMessages.get(event.id) : undefined;
-    if (!shown || !event.id) return;
-    this.approvalMessages.delete(event.id);
-    const outcome = describeResolution(event);
+  protected override async closeApproval(shown: ShownApproval, outcome: string): Promise<void> {
     // Editing away the buttons: a late press then has nothing to act on.
     await this.bot!.api.editMessageText(shown.chatId, shown.messageId, `${shown.text}\n\n→ ${outcome}`);
   }

@@ -3,7 +3,8 @@ import type { WSClient, WsFrame } from '@wecom/aibot-node-sdk';
 import type { Attachment, OutboundMessage } from '../../bus/messages.js';
 import { imageType } from '../image-type.js';
 import type { PlatformFile } from '../inbound-files.js';
-import { PlatformChannel, type PlatformChannelOptions } from '../platform-channel.js';
+import { PlatformChannel } from '../platform-channel.js';
+import { type AdapterOptions, platformOptions } from '../platform-options.js';
 import type { WecomConfig } from './wecom-config.js';
 
 /** The fields of a WeCom bot callback Wren reads. */
@@ -27,11 +28,7 @@ interface WecomMessage {
   quote?: { msgtype?: string; text?: { content?: string } };
 }
 
-export interface WecomChannelOptions extends Omit<PlatformChannelOptions, 'name' | 'access' | 'progress'> {
-  config: () => WecomConfig;
-  /** Where received files are saved (its `inbox/` folder). */
-  workspace: () => string;
-}
+export type WecomChannelOptions = AdapterOptions<WecomConfig>;
 
 const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -53,12 +50,7 @@ export class WecomChannel extends PlatformChannel {
   private readonly streams = new Map<string, string>();
 
   constructor(options: WecomChannelOptions) {
-    super({
-      ...options,
-      name: 'wecom',
-      access: () => options.config().access,
-      progress: () => options.config().progress,
-    });
+    super(platformOptions('wecom', options));
     this.wecom = options;
   }
 
