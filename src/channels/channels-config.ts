@@ -1,58 +1,57 @@
 import * as z from 'zod';
-import { type DiscordConfig, discordSectionSchema, toDiscordConfig } from './discord/discord-config.js';
-import { type EmailConfig, emailSectionSchema, toEmailConfig } from './email/email-config.js';
-import { type FeishuConfig, feishuSectionSchema, toFeishuConfig } from './feishu/feishu-config.js';
-import { type SlackConfig, slackSectionSchema, toSlackConfig } from './slack/slack-config.js';
-import { type TelegramConfig, telegramSectionSchema, toTelegramConfig } from './telegram/telegram-config.js';
+import type { PlatformDescriptor } from './platform-descriptor.js';
+import type { PlatformSettings } from './platform-options.js';
+import { platforms } from './platform-registry.js';
 import { type TranscriptionConfig, toTranscriptionConfig, transcriptionSchema } from './transcription.js';
-import { toWecomConfig, type WecomConfig, wecomSectionSchema } from './wecom/wecom-config.js';
 
-/** `channels:` in config.yaml: one optional section per chat platform (each schema lives in its folder). */
+type Platform = (typeof platforms)[number];
+/** The name of a registered chat platform (`telegram`, `email`, …). */
+export type PlatformName = Platform['name'];
+type ConfigOf<P extends Platform> = ReturnType<P['toConfig']>;
+/** The registry with each platform's own types erased, for code that treats them all alike. */
+export const registeredPlatforms: readonly PlatformDescriptor[] = platforms;
+
+/** Each platform's section, optional, as zod parses it (built from the registry, in its order). */
+const platformShape = Object.fromEntries(
+  platforms.map((platform) => [platform.name, platform.schema.optional()]),
+) as { [P in Platform as P['name']]: z.ZodOptional<P['schema']> };
+
+/** `channels:` in config.yaml: one optional section per registered platform (each schema lives in its folder). */
 export const channelsSectionSchema = z.strictObject({
-  telegram: telegramSectionSchema.optional(),
-  email: emailSectionSchema.optional(),
-  slack: slackSectionSchema.optional(),
-  discord: discordSectionSchema.optional(),
-  wecom: wecomSectionSchema.optional(),
-  feishu: feishuSectionSchema.optional(),
+  ...platformShape,
   /** Voice messages to text, for platforms that give no transcript. */
   transcription: transcriptionSchema.optional(),
 });
 
-export interface ChannelsConfig {
-  readonly telegram?: TelegramConfig;
-  readonly email?: EmailConfig;
-  readonly slack?: SlackConfig;
-  readonly discord?: DiscordConfig;
-  readonly wecom?: WecomConfig;
-  readonly feishu?: FeishuConfig;
+export type ChannelsConfig = { readonly [P in Platform as P['name']]?: ConfigOf<P> } & {
   readonly transcription?: TranscriptionConfig;
+};
+
+/** The section of the registered platform `name`, when config.yaml has it (any other name: undefined). */
+export function platformConfig(config: ChannelsConfig, name: string): PlatformSettings | undefined {
+  if (!registeredPlatforms.some((platform) => platform.name === name) || !Object.hasOwn(config, name))
+    return undefined;
+  return (config as Readonly<Record<string, PlatformSettings | undefined>>)[name];
 }
 
 export function toChannelsConfig(section: z.output<typeof channelsSectionSchema>): ChannelsConfig {
-  return {
-    ...(section.telegram ? { telegram: toTelegramConfig(section.telegram) } : {}),
-    ...(section.email ? { email: toEmailConfig(section.email) } : {}),
-    ...(section.slack ? { slack: toSlackConfig(section.slack) } : {}),
-    ...(section.discord ? { discord: toDiscordConfig(section.discord) } : {}),
-    ...(section.wecom ? { wecom: toWecomConfig(section.wecom) } : {}),
-    ...(section.feishu ? { feishu: toFeishuConfig(section.feishu) } : {}),
-    ...(section.transcription ? { transcription: toTranscriptionConfig(section.transcription) } : {}),
-  };
+  const sections = section as Readonly<Record<string, unknown>>;
+  const config: Record<string, unknown> = {};
+  for (const platform of registeredPlatforms) {
+    const raw = sections[platform.name];
+    if (raw) config[platform.name] = platform.toConfig(raw);
+  }
+  if (section.transcription) config['transcription'] = toTranscriptionConfig(section.transcription);
+  return config as ChannelsConfig;
 }
 
 /** The secrets of every configured channel (for the redactor). */
 export function channelSecrets(config: ChannelsConfig): string[] {
   const secrets: string[] = [];
-  if (config.telegram) {
-    secrets.push(config.telegram.token);
-    if (config.telegram.webhook) secrets.push(config.telegram.webhook.secret);
+  for (const platform of registeredPlatforms) {
+    const section = platformConfig(config, platform.name);
+    if (section) secrets.push(...platform.secrets(section));
   }
-  if (config.email) secrets.push(config.email.password);
-  if (config.slack) secrets.push(config.slack.botToken, config.slack.appToken);
-  if (config.discord) secrets.push(config.discord.token);
-  if (config.wecom) secrets.push(config.wecom.secret);
-  if (config.feishu) secrets.push(config.feishu.appSecret);
   if (config.transcription?.apiKey) secrets.push(config.transcription.apiKey);
   return secrets;
 }

@@ -1,0 +1,15 @@
+import { definePlatform } from '../platform-descriptor.js';
+import { discordSectionSchema, toDiscordConfig } from './discord-config.js';
+
+/** Discord in the platform registry (discord.js is imported only when `channels.discord` is enabled). */
+export const discordPlatform = definePlatform({
+  name: 'discord',
+  schema: discordSectionSchema,
+  toConfig: toDiscordConfig,
+  connection: (config) => [config.token, config.apiUrl, config.slashCommand],
+  secrets: (config) => [config.token],
+  load: async (context) => {
+    const { DiscordChannel } = await import('./discord-channel.js');
+    return new DiscordChannel(context);
+  },
+});

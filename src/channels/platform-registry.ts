@@ -1,0 +1,20 @@
+import { discordPlatform } from './discord/discord-platform.js';
+import { emailPlatform } from './email/email-platform.js';
+import { feishuPlatform } from './feishu/feishu-platform.js';
+import { slackPlatform } from './slack/slack-platform.js';
+import { telegramPlatform } from './telegram/telegram-platform.js';
+import { wecomPlatform } from './wecom/wecom-platform.js';
+
+/**
+ * Every chat platform Wren speaks, one entry each: `channels:` in config.yaml is built from this list (in
+ * this order), and `wren start` runs the enabled ones in this order. Adding a platform: its folder (config
+ * schema, adapter, descriptor) and one entry here.
+ */
+export const platforms = [
+  telegramPlatform,
+  emailPlatform,
+  slackPlatform,
+  discordPlatform,
+  wecomPlatform,
+  feishuPlatform,
+] as const;

@@ -1,0 +1,15 @@
+import { definePlatform } from '../platform-descriptor.js';
+import { slackSectionSchema, toSlackConfig } from './slack-config.js';
+
+/** Slack in the platform registry (Bolt is imported only when `channels.slack` is enabled). */
+export const slackPlatform = definePlatform({
+  name: 'slack',
+  schema: slackSectionSchema,
+  toConfig: toSlackConfig,
+  connection: (config) => [config.botToken, config.appToken, config.apiUrl],
+  secrets: (config) => [config.botToken, config.appToken],
+  load: async (context) => {
+    const { SlackChannel } = await import('./slack-channel.js');
+    return new SlackChannel(context);
+  },
+});
