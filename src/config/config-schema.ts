@@ -6,8 +6,8 @@ import { memorySectionSchema } from '../memory/memory-config.js';
 import { proactiveSectionSchema } from '../proactive/proactive-config.js';
 import { toolsSectionSchema } from '../tools/tools-config.js';
 import { webSectionSchema } from '../tools/web-config.js';
+import { fromString } from '../util/from-string.js';
 import { isTimeZone } from '../util/time-zone.js';
-import { fromString } from './from-string.js';
 
 export const PROTOCOLS = ['openai', 'anthropic', 'gemini'] as const;
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;

@@ -9,10 +9,10 @@ import { toProactiveConfig } from '../proactive/proactive-config.js';
 import { toToolsConfig } from '../tools/tools-config.js';
 import { toWebConfig } from '../tools/web-config.js';
 import { ConfigError } from '../util/config-error.js';
+import { configErrorFrom, issuesFromZod } from '../util/config-issues.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { interpolate } from '../util/interpolate.js';
-import { configErrorFrom, issuesFromZod } from './config-issues.js';
-import { configSchema } from './config-schema.js';
+import { configSchema, knownKeysAt } from './config-schema.js';
 import { defaultPresets, type PresetSource } from './preset-source.js';
 import { resolveModels } from './resolve-models.js';
 import type { WrenConfig } from './wren-config.js';
@@ -90,7 +90,11 @@ export function parseConfig(text: string, options: ParseConfigOptions): WrenConf
   const lenient = (path: ReadonlyArray<string | number>) => isDisabledModel(raw, path);
   const interpolated = interpolate(raw, { env, file, envFile, lenient });
   const parsed = configSchema.safeParse(interpolated);
-  if (!parsed.success) throw configErrorFrom(file, issuesFromZod(parsed.error, interpolated));
+  if (!parsed.success)
+    throw configErrorFrom(
+      file,
+      issuesFromZod(parsed.error, interpolated, (path) => knownKeysAt(path)),
+    );
   const data = parsed.data;
   const { models, issues } = resolveModels(data.models, {
     env,

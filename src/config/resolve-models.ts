@@ -2,7 +2,7 @@ import { COPILOT_ENV, copilotAuth } from '../llm/copilot-auth.js';
 import { EMBEDDING_TAG } from '../llm/embedding-endpoint.js';
 import type { CopilotAuth } from '../llm/endpoint.js';
 import { closestMatch } from '../util/closest-match.js';
-import type { ConfigIssue } from './config-issues.js';
+import type { ConfigIssue } from '../util/config-issues.js';
 import type { ParsedModel } from './config-schema.js';
 import type { PresetSource } from './preset-source.js';
 import type { ModelConfig } from './wren-config.js';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Risk } from '../agent/tool.js';
-import { fromString } from '../config/from-string.js';
+import { fromString } from '../util/from-string.js';
 
 const seconds = z.preprocess(fromString, z.number().positive());
 const flag = z.preprocess(fromString, z.boolean());

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { type Document, isMap, isScalar, parseDocument, Scalar, type YAMLMap } from 'yaml';
 import * as z from 'zod';
-import { type ConfigIssue, configErrorFrom, issuesFromZod } from '../config/config-issues.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { closestMatch } from '../util/closest-match.js';
 import { ConfigError } from '../util/config-error.js';
+import { type ConfigIssue, configErrorFrom, issuesFromZod } from '../util/config-issues.js';
 import { isTimeZone } from '../util/time-zone.js';
 import { TARGET } from './proactive-config.js';
 import { validateCron } from './schedule.js';

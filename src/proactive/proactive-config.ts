@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { fromString } from '../config/from-string.js';
+import { fromString } from '../util/from-string.js';
 
 const integer = (min: number, max: number) => z.preprocess(fromString, z.number().int().min(min).max(max));
 const flag = z.preprocess(fromString, z.boolean());

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { fromString } from '../../config/from-string.js';
+import { fromString } from '../../util/from-string.js';
 import { type ChannelAccess, channelAccessShape, toChannelAccess } from '../channel-access.js';
 import type { ProgressMode } from '../turn-progress.js';
 

@@ -1,7 +1,6 @@
 import type * as z from 'zod';
-import { closestMatch } from '../util/closest-match.js';
-import { ConfigError, formatKeyPath } from '../util/config-error.js';
-import { knownKeysAt } from './config-schema.js';
+import { closestMatch } from './closest-match.js';
+import { ConfigError, formatKeyPath } from './config-error.js';
 
 /** One problem found in a config file, before it becomes part of a {@link ConfigError}. */
 export interface ConfigIssue {
@@ -58,8 +57,11 @@ function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): 
   return `must be ${small ? 'at least' : 'at most'} ${bound}`;
 }
 
-function unknownKeyIssues(issue: z.core.$ZodIssueUnrecognizedKeys): ConfigIssue[] {
-  const known = knownKeysAt(issue.path) ?? [];
+/** The keys an object at `path` may have, for "did you mean" hints (undefined: no hint). */
+export type KnownKeys = (path: ReadonlyArray<PropertyKey>) => string[] | undefined;
+
+function unknownKeyIssues(issue: z.core.$ZodIssueUnrecognizedKeys, knownKeys?: KnownKeys): ConfigIssue[] {
+  const known = knownKeys?.(issue.path) ?? [];
   return issue.keys.map((key) => {
     const guess = closestMatch(key, known);
     const hint = guess
@@ -71,8 +73,11 @@ function unknownKeyIssues(issue: z.core.$ZodIssueUnrecognizedKeys): ConfigIssue[
   });
 }
 
-/** Translates zod's issues into plain sentences, unknown keys first (a typo usually explains the rest). */
-export function issuesFromZod(error: z.ZodError, input: unknown): ConfigIssue[] {
+/**
+ * Translates zod's issues into plain sentences, unknown keys first (a typo usually explains the rest); an
+ * unknown key gets a "did you mean" hint from `knownKeys` (the schema's keys at that path).
+ */
+export function issuesFromZod(error: z.ZodError, input: unknown, knownKeys?: KnownKeys): ConfigIssue[] {
   const unknown: ConfigIssue[] = [];
   const others: ConfigIssue[] = [];
   for (const issue of error.issues) {
@@ -80,7 +85,7 @@ export function issuesFromZod(error: z.ZodError, input: unknown): ConfigIssue[] 
     const value = valueAt(input, path);
     switch (issue.code) {
       case 'unrecognized_keys':
-        unknown.push(...unknownKeyIssues(issue));
+        unknown.push(...unknownKeyIssues(issue, knownKeys));
         break;
       case 'invalid_type':
         others.push({ path, message: invalidType(issue, value) });
