@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Tool, type ToolAssessment, ToolError } from '../agent/tool.js';
-import { toolSchema } from '../tools/tool-schema.js';
+import { toolSchema } from '../agent/tool-schema.js';
 import { SERVER_NAME } from './mcp-config.js';
 import { describeLaunch, updateMcpServers } from './mcp-file.js';
 import { findPreset } from './mcp-presets.js';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
-import type { Memo, MemoRepository } from '../../store/memo-repository.js';
-import { toolSchema } from '../../tools/tool-schema.js';
+import { toolSchema } from '../../agent/tool-schema.js';
+import type { Memo } from '../../store/memo-repository.js';
+import type { MemoStore } from '../../store/ports.js';
 import { formatStamp } from '../format-time.js';
 
 const parameters = z
@@ -23,7 +24,7 @@ function preview(text: string): string {
 }
 
 /** `memo`: the owner's notes (save, list, search, delete). Moderate risk; reads are private data. */
-export function createMemoTool(deps: { memos: MemoRepository; timezone?: () => string | undefined }): Tool {
+export function createMemoTool(deps: { memos: MemoStore; timezone?: () => string | undefined }): Tool {
   return {
     name: 'memo',
     description:

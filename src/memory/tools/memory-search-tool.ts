@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Tool } from '../../agent/tool.js';
+import { toolSchema } from '../../agent/tool-schema.js';
 import type { Stores } from '../../store/open-stores.js';
-import { toolSchema } from '../../tools/tool-schema.js';
 import { HELD_FACTS } from '../consolidator.js';
 import { formatSearchResult, type MemorySearcher, searchMemory } from '../memory-search.js';
 

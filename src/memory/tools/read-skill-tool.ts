@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
-import { toolSchema } from '../../tools/tool-schema.js';
+import { toolSchema } from '../../agent/tool-schema.js';
 import type { SkillLibrary } from '../skills.js';
 
 const parameters = z

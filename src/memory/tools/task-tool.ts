@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
-import { normalizeDue, type Task, type TaskRepository } from '../../store/task-repository.js';
-import { toolSchema } from '../../tools/tool-schema.js';
+import { toolSchema } from '../../agent/tool-schema.js';
+import type { TaskStore } from '../../store/ports.js';
+import { normalizeDue, type Task } from '../../store/task-repository.js';
 
 const priority = z.enum(['low', 'normal', 'high']);
 
@@ -38,7 +39,7 @@ function due(text: string): string {
 }
 
 /** `task`: the owner's to-dos (create, list, update, complete, delete). Moderate risk; lists are private. */
-export function createTaskTool(deps: { tasks: TaskRepository }): Tool {
+export function createTaskTool(deps: { tasks: TaskStore }): Tool {
   return {
     name: 'task',
     description:
@@ -109,7 +110,7 @@ export function createTaskTool(deps: { tasks: TaskRepository }): Tool {
 }
 
 /** Open tasks for the system prompt (at most `max`, soonest due first); '' when none or `max` is 0. */
-export function openTasksSection(tasks: TaskRepository, max: number): string {
+export function openTasksSection(tasks: TaskStore, max: number): string {
   if (max <= 0) return '';
   const open = tasks.list('open', max);
   if (open.length === 0) return '';

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { type Tool, type ToolContext, ToolError, type ToolResult } from '../../agent/tool.js';
-import type { CronJobRepository } from '../../store/cron-job-repository.js';
-import type { OutboxRepository } from '../../store/outbox-repository.js';
-import { toolSchema } from '../../tools/tool-schema.js';
+import { toolSchema } from '../../agent/tool-schema.js';
+import type { CronJobStore, OutboxStore } from '../../store/ports.js';
 import { ConfigError } from '../../util/config-error.js';
 import { isTimeZone } from '../../util/time-zone.js';
 import { type CronDefaults, jobHistory } from '../cron-source.js';
@@ -38,9 +37,9 @@ type Args = z.output<typeof parameters>;
 export interface CronToolDeps {
   /** Absolute path of jobs.yaml: the single source of truth; the tool only edits it. */
   file: string;
-  outbox: OutboxRepository;
+  outbox: OutboxStore;
   /** For the next run the scheduler computed (optional: computed from now otherwise). */
-  repository?: CronJobRepository;
+  repository?: CronJobStore;
   defaults: () => CronDefaults;
   /** Tells the scheduler jobs.yaml changed (it ticks now rather than within 30 s). */
   wake?: () => void;

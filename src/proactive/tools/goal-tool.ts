@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { type Tool, type ToolContext, ToolError, type ToolResult } from '../../agent/tool.js';
+import { toolSchema } from '../../agent/tool-schema.js';
 import { GOAL_STATUSES, GoalError, type GoalStatus, STEP_STATUSES } from '../../store/goal-records.js';
-import type { GoalRepository } from '../../store/goal-repository.js';
-import { toolSchema } from '../../tools/tool-schema.js';
+import type { GoalStore } from '../../store/ports.js';
 import { describeGoal, goalLine, stepLine } from '../describe-goal.js';
 import { TARGET } from '../proactive-config.js';
 
@@ -79,7 +79,7 @@ function pick<T extends string>(
 }
 
 export interface GoalToolDeps {
-  goals: GoalRepository;
+  goals: GoalStore;
   clock?: () => number;
   /** Tells the scheduler a goal's schedule or status changed (it ticks now rather than within 30 s). */
   wake?: () => void;
@@ -130,7 +130,7 @@ export function createGoalTool(deps: GoalToolDeps): Tool {
   };
 }
 
-function run(goals: GoalRepository, args: Args, ctx: ToolContext, now: number): ToolResult {
+function run(goals: GoalStore, args: Args, ctx: ToolContext, now: number): ToolResult {
   const needId = () => {
     if (args.id === undefined) throw new ToolError(`goal ${args.action} needs "id" (see goal list).`);
     return args.id;

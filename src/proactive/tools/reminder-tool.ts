@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
-import type { ReminderRepository } from '../../store/reminder-repository.js';
-import { toolSchema } from '../../tools/tool-schema.js';
+import { toolSchema } from '../../agent/tool-schema.js';
+import type { ReminderStore } from '../../store/ports.js';
 
 const parameters = z
   .object({
@@ -25,7 +25,7 @@ function shorten(text: string): string {
 }
 
 export interface ReminderToolDeps {
-  reminders: ReminderRepository;
+  reminders: ReminderStore;
   timezone: () => string;
   /** Tells the scheduler a reminder changed (it ticks now rather than within 30 s). */
   wake?: () => void;

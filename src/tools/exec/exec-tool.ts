@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { type Tool, type ToolAssessment, type ToolContext, ToolError } from '../../agent/tool.js';
-import { toolSchema } from '../tool-schema.js';
+import { toolSchema } from '../../agent/tool-schema.js';
 import type { ExecConfig } from '../tools-config.js';
 import { displayPath, resolveWorkspacePath } from '../workspace-path.js';
 import type { CommandAnalysis } from './analyse-command.js';

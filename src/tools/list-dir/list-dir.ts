@@ -2,10 +2,10 @@ import type { Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
+import { toolSchema } from '../../agent/tool-schema.js';
 import { revealHiddenCharacters } from '../../util/hidden-characters.js';
 import { type OpenedFolder, openFolder } from '../open-folder.js';
 import { PathError } from '../path-error.js';
-import { toolSchema } from '../tool-schema.js';
 import { assessPath, type ResolvedPath, resolveInRoots, shownPath } from '../workspace-path.js';
 
 export const LIST_CAP_ENTRIES = 500;

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { type Tool, type ToolContext, ToolError } from '../../agent/tool.js';
+import { toolSchema } from '../../agent/tool-schema.js';
 import type { MessageBus } from '../../bus/message-bus.js';
 import type { Attachment } from '../../bus/messages.js';
 import { openFileForRead } from '../open-file-for-read.js';
-import { toolSchema } from '../tool-schema.js';
 import { displayPath, resolveInRoots } from '../workspace-path.js';
 
 /** The largest file `send_file` delivers. */

@@ -1,9 +1,9 @@
 import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
+import { toolSchema } from '../../agent/tool-schema.js';
 import { openFileForRead } from '../open-file-for-read.js';
 import { PathError } from '../path-error.js';
-import { toolSchema } from '../tool-schema.js';
 import {
   assessPath,
   insideWorkspace,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RuntimeCommand } from '../../agent/agent-runtime.js';
 import { type Tool, ToolError } from '../../agent/tool.js';
-import { toolSchema } from '../tool-schema.js';
+import { toolSchema } from '../../agent/tool-schema.js';
 import { type SubagentInfo, SubagentLimitError, type SubagentManager } from './subagent-manager.js';
 
 const parameters = z

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
-import { toolSchema } from '../tool-schema.js';
+import { toolSchema } from '../../agent/tool-schema.js';
 import type { WebConfig } from '../web-config.js';
 import { OPEN_METEO_URLS, type OpenMeteoUrls, openMeteoWeather } from './open-meteo.js';
 import { OPENWEATHERMAP_URL, openWeatherMapWeather } from './openweathermap.js';

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { type Tool, ToolError, type ToolResult } from '../../agent/tool.js';
+import { toolSchema } from '../../agent/tool-schema.js';
 import { AddressGuard, type Resolve } from '../net/address-guard.js';
 import { AllowList } from '../net/allow-list.js';
 import { type SafeResponse, safeFetch } from '../net/safe-fetch.js';
 import { displayUrl, parseTargetUrl } from '../net/target-url.js';
 import { wrapUntrusted } from '../net/untrusted.js';
-import { toolSchema } from '../tool-schema.js';
 import type { WebConfig } from '../web-config.js';
 import { formatBytes, isBinaryType, type RenderedPage, renderResponse } from './render-response.js';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
+import { toolSchema } from '../../agent/tool-schema.js';
 import { revealHiddenCharacters } from '../../util/hidden-characters.js';
 import { wrapUntrusted } from '../net/untrusted.js';
-import { toolSchema } from '../tool-schema.js';
 import type { WebConfig } from '../web-config.js';
 import {
   keyHint,

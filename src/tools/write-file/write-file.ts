@@ -2,9 +2,9 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { type Tool, type ToolAssessment, ToolError } from '../../agent/tool.js';
+import { toolSchema } from '../../agent/tool-schema.js';
+import { secretFileName } from '../../util/secret-file-names.js';
 import { writeFileAtomicAsync } from '../atomic-write.js';
-import { secretFileName } from '../secret-file-names.js';
-import { toolSchema } from '../tool-schema.js';
 import { displayPath, type ResolvedPath, resolveInRoots, shownPath } from '../workspace-path.js';
 
 /** The largest content one write_file call accepts, in bytes (UTF-8). */
