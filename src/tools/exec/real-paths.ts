@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { posix } from 'node:path';
-import { RUNTIME, type ShellContext, within } from './shell-paths.js';
+import { type ExistingLinks, RUNTIME, type ShellContext, within } from '../../shell/index.js';
 
 /** File system lookups per analysis; past this, paths count as they are spelled (bounds the I/O). */
 const MAX_LOOKUPS = 256;
@@ -13,7 +13,7 @@ const VIRTUAL = /^\/(proc|dev|sys)(\/|$)/;
  * and the result is shown in the context's own terms (a workspace reached through a link of the home
  * folder is still the workspace). Lookups are cached per analysis and bounded.
  */
-export class RealPaths {
+export class RealPaths implements ExistingLinks {
   private readonly cache = new Map<string, string | null>();
   private readonly roots: Array<{ real: string; shown: string }>;
   private lookups = 0;

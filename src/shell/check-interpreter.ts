@@ -1,7 +1,7 @@
 import type { RuleHost } from './rule-host.js';
-import type { SimpleCommand } from './shell-commands.js';
 import { evaluateWord, type WordValue } from './shell-paths.js';
 import { isInterpreter, programSource, SHELLS } from './shell-programs.js';
+import type { SimpleCommand } from './shell-script.js';
 
 /** Task runners: they run code the workspace defines (Makefile recipes, package scripts, tests, build.rs). */
 export const PROJECT_RUNNERS = new Set([

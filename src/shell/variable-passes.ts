@@ -1,6 +1,6 @@
-import type { SimpleCommand } from './shell-commands.js';
 import { parameterNames } from './shell-expansion.js';
 import { literalValue, type Parameters, type WordValue } from './shell-paths.js';
+import type { SimpleCommand } from './shell-script.js';
 import type { KnownVariable } from './static-variables.js';
 
 /**

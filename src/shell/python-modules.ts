@@ -1,4 +1,4 @@
-import { type FileEffects, noEffects } from './file-effects.js';
+import { type FileEffects, noEffects } from './file-effect-types.js';
 import { literalValue, type WordValue } from './shell-paths.js';
 
 /** Standard-library modules with a command line that writes files or reaches the network. */

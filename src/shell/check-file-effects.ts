@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { checkLink, checkLinkCopies, holdsLinks } from './check-links.js';
 import { destructiveTarget, runTimeTarget } from './destructive-target.js';
-import type { FileEffects } from './file-effects.js';
+import type { FileEffects } from './file-effect-types.js';
 import { overlap, segmentMatches } from './path-glob.js';
 import { refsOf, SAFE_DEVICES, shown, UNKNOWN_CWD } from './path-refs.js';
 import { insideWorkspace, type PathRef, resolvePaths } from './resolve-paths.js';

@@ -1,7 +1,7 @@
 import { checkRead, checkWrite } from './check-file-effects.js';
 import type { RuleHost } from './rule-host.js';
-import type { SimpleCommand } from './shell-commands.js';
 import { evaluateWord, type WordValue } from './shell-paths.js';
+import type { SimpleCommand } from './shell-script.js';
 
 /** sqlite3 options that take a value (one dash or two). */
 const VALUES = /^-(separator|newline|nullvalue|vfs|mmap|maxsize|heap|lookaside|pagecache|escape|nonce)$/;

@@ -1,4 +1,4 @@
-import type { DescribeEffects, FileEffects } from './file-effects.js';
+import type { DescribeEffects, FileEffects } from './file-effect-types.js';
 import { hasOption, optionValues, parseOptions } from './parse-options.js';
 import type { WordValue } from './shell-paths.js';
 

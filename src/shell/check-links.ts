@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { Link } from './file-effects.js';
+import type { Link } from './file-effect-types.js';
 import { refsOf, SAFE_DEVICES } from './path-refs.js';
 import { type Cwd, insideWorkspace, type PathRef, resolvePaths } from './resolve-paths.js';
 import type { RuleHost } from './rule-host.js';

@@ -1,5 +1,5 @@
 import { readAwk } from './awk-program.js';
-import type { DescribeEffects, FileEffects } from './file-effects.js';
+import type { DescribeEffects, FileEffects } from './file-effect-types.js';
 import { hasOption, optionValues, parseOptions } from './parse-options.js';
 import { readSed } from './sed-script.js';
 import { literalValue, type WordValue } from './shell-paths.js';

@@ -2,13 +2,7 @@ import { hidesArithmeticCode } from './check-builtins.js';
 import { CwdTracker } from './cwd-tracker.js';
 import { type Findings, FOLDER_CHANGES, MAX_DEPTH, ProgramCheck } from './program-check.js';
 import type { Cwd } from './resolve-paths.js';
-import {
-  type FunctionDefinition,
-  ROOT_SCOPE,
-  type ShellScript,
-  type SimpleCommand,
-  walkScript,
-} from './shell-commands.js';
+import { walkScript } from './shell-commands.js';
 import { type Expansion, expandWords, mentionsIfs, rebase } from './shell-expansion.js';
 import type { Word } from './shell-lexer.js';
 import {
@@ -19,6 +13,7 @@ import {
   RUNTIME,
   type WordValue,
 } from './shell-paths.js';
+import { type FunctionDefinition, ROOT_SCOPE, type ShellScript, type SimpleCommand } from './shell-script.js';
 import { type KnownVariable, staticVariables } from './static-variables.js';
 import { mergeVariables, variablePasses } from './variable-passes.js';
 

@@ -1,7 +1,7 @@
 import { checkWrite } from './check-file-effects.js';
 import type { RuleHost } from './rule-host.js';
-import type { SimpleCommand } from './shell-commands.js';
 import type { WordValue } from './shell-paths.js';
+import type { SimpleCommand } from './shell-script.js';
 
 /** Calls that print stored credentials: program → the argument words that do (a prefix of the operands). */
 const CREDENTIAL_CALLS: Array<[string, RegExp]> = [

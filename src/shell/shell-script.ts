@@ -1,5 +1,4 @@
-import { ScriptWalker } from './script-walker.js';
-import { ShellLexer, type Word, type WordPart } from './shell-lexer.js';
+import type { Word, WordPart } from './shell-lexer.js';
 
 /** A redirection attached to a command. */
 export interface Redirection {
@@ -70,16 +69,3 @@ export interface ShellScript {
 
 /** The scope key of the script's own shell. */
 export const ROOT_SCOPE = '0';
-
-/** Parses and walks a script (tokenizing it first). Throws ShellLexError on syntax it does not follow. */
-export function walkScript(text: string): ShellScript {
-  const result: ShellScript = { commands: [], loops: [], unanalysable: [], words: [], functions: new Map() };
-  new ScriptWalker(result).walk(ShellLexer.tokenize(text), {
-    functions: [],
-    nested: false,
-    scope: ROOT_SCOPE,
-    inLoop: false,
-    conditional: false,
-  });
-  return result;
-}

@@ -1,7 +1,7 @@
 import { expandBraces } from './brace-expansion.js';
-import { ROOT_SCOPE, type ShellScript, type SimpleCommand } from './shell-commands.js';
 import type { Word, WordPart } from './shell-lexer.js';
 import { evaluateWord, literalValue, MKTEMP_FOLDER, type WordValue } from './shell-paths.js';
+import { ROOT_SCOPE, type ShellScript, type SimpleCommand } from './shell-script.js';
 import { literalOf } from './shell-tokens.js';
 
 /** Builtins that assign variables from their arguments (`export NAME=value`). */

@@ -17,8 +17,8 @@ import { ToolRegistry } from '../agent/tool-registry.js';
 import { createGate } from '../gate/create-gate.js';
 import { gateSectionSchema, toGateConfig } from '../gate/gate-config.js';
 import { openStores } from '../store/open-stores.js';
-import { createExecTool } from './exec/exec-tool.js';
-import { createFileTools } from './file-tools.js';
+import { createExecTool } from '../tools/exec/exec-tool.js';
+import { createFileTools } from '../tools/file-tools.js';
 import { secretFileName } from './secret-file-names.js';
 
 let workspace: string;

@@ -1,4 +1,4 @@
-import type { ShellScript, SimpleCommand } from './shell-commands.js';
+import type { ShellScript, SimpleCommand } from './shell-script.js';
 import { literalOf, ShellLexError, type Token, type Word, type WordPart } from './shell-tokens.js';
 
 /** Words that only shape control flow at the start of a command. */

@@ -1,5 +1,5 @@
 import { from } from './archive-effects.js';
-import type { DescribeEffects, FileEffects } from './file-effects.js';
+import type { DescribeEffects, FileEffects } from './file-effect-types.js';
 import { hasOption, optionValues, parseOptions } from './parse-options.js';
 import { literalValue, RUNTIME, type WordValue } from './shell-paths.js';
 

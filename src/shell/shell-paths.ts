@@ -39,11 +39,22 @@ export interface AnalysisContext extends ShellContext {
   glob?: GlobOptions;
   /** Links the script makes (and folders that may hold links it makes), by absolute path. */
   links?: Map<string, MadeLink>;
-  /** Where links that already exist on disk lead (see RealPaths). */
-  real?: {
-    extraPath(raw: string, spelled: string, followLast: boolean): string | undefined;
-    linkText(path: string): string | undefined;
-  };
+  /** Where links that already exist on disk lead (given by the caller: the analyser reads no disk). */
+  real?: ExistingLinks;
+}
+
+/**
+ * The file system as the analysis sees it, for links that exist before the command runs. Implemented
+ * outside src/shell (tools/exec's RealPaths reads the disk); the analysis itself does no I/O.
+ */
+export interface ExistingLinks {
+  /**
+   * The path `raw` (absolute, `..` not yet resolved) leads to, when links make it differ from `spelled` (its
+   * lexical form). `followLast`: a link at the last segment counts too (not for a delete).
+   */
+  extraPath(raw: string, spelled: string, followLast: boolean): string | undefined;
+  /** The text of the link at `path`, when one exists there now. */
+  linkText(path: string): string | undefined;
 }
 
 /** A word after quote removal: `text` has RUNTIME where an expansion stands. */

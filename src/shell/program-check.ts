@@ -13,17 +13,17 @@ import {
   checkWrenCli,
 } from './check-tools.js';
 import { folderOf } from './cwd-tracker.js';
-import { type FileEffects, fileEffects, noEffects } from './file-effects.js';
+import { type FileEffects, noEffects } from './file-effect-types.js';
+import { fileEffects } from './file-effects.js';
 import { parseGit } from './git-effects.js';
-import { operandHost, reachesDefaultLocal, socketOption, takesNumber } from './local-address.js';
 import { checkNamedLocations } from './named-locations.js';
 import { hostsIn, reachesNetwork } from './network-programs.js';
+import { operandHost, reachesDefaultLocal, socketOption, takesNumber } from './operand-host.js';
 import { SAFE_DEVICES } from './path-refs.js';
 import { contentOperands, NAMES_ONLY } from './program-kinds.js';
 import { pythonModule } from './python-modules.js';
 import { type Cwd, insideWorkspace, resolvePaths } from './resolve-paths.js';
 import type { RuleHost } from './rule-host.js';
-import type { Redirection, SimpleCommand } from './shell-commands.js';
 import { DECLARATIONS, evaluateWords } from './shell-expansion.js';
 import {
   type AnalysisContext,
@@ -33,6 +33,7 @@ import {
   type WordValue,
 } from './shell-paths.js';
 import { isInterpreter, programName } from './shell-programs.js';
+import type { Redirection, SimpleCommand } from './shell-script.js';
 import { type Unwrapped, unwrapCommand } from './shell-wrappers.js';
 
 /** What the rules found in one script (and the scripts nested in it). */

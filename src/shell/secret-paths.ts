@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { SECRET_NAMES, SECRET_SAMPLES, secretFileName } from '../secret-file-names.js';
+import { SECRET_NAMES, SECRET_SAMPLES, secretFileName } from '../util/secret-file-names.js';
 import { overlap, segmentMatches } from './path-glob.js';
 import { insideWorkspace, type PathRef } from './resolve-paths.js';
 import { type AnalysisContext, type GlobOptions, RUNTIME, showPath, within } from './shell-paths.js';

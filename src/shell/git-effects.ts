@@ -1,5 +1,5 @@
 import { from } from './archive-effects.js';
-import type { FileEffects } from './file-effects.js';
+import type { FileEffects } from './file-effect-types.js';
 import { optionValues, parseOptions } from './parse-options.js';
 import { literalValue, type WordValue } from './shell-paths.js';
 

@@ -1,6 +1,6 @@
 import type { RuleHost } from './rule-host.js';
-import type { SimpleCommand } from './shell-commands.js';
 import { evaluateWord, type WordValue } from './shell-paths.js';
+import type { SimpleCommand } from './shell-script.js';
 
 const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
 const DISK_FORMAT = /^(mkfs(\..+)?|mke2fs|mkswap|wipefs)$/;
