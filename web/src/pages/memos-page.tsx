@@ -1,10 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { createMemo, deleteMemo, listMemos, updateMemo } from '../api';
-import { CodeText } from '../components/code-text';
-import { Badge, Empty, ErrorNote, Loading, PageHeader, Time } from '../components/common';
+import { Badge, Empty, PageHeader, Time } from '../components/common';
+import { EditableRow, EditForm, rowAction } from '../components/editable-row';
+import { FieldError } from '../components/field-error';
 import { Icon } from '../components/icons';
+import { ListSection } from '../components/list-section';
+import { useList } from '../components/use-list';
+import { useSubmit } from '../components/use-submit';
 import { liveEpoch } from '../live';
-import { errorText, toast } from '../state';
 import type { Memo } from '../types';
 
 /** `a, b c` → ['a', 'b', 'c'] without `#`. */
@@ -18,24 +21,12 @@ function parseTags(text: string): string[] {
 function NewMemo({ onAdded }: { onAdded: () => void }) {
   const [text, setText] = useState('');
   const [tags, setTags] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    if (!text.trim()) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await createMemo(text.trim(), parseTags(tags));
-      setText('');
-      setTags('');
-      onAdded();
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await createMemo(text.trim(), parseTags(tags));
+    setText('');
+    setTags('');
+    onAdded();
+  }, Boolean(text.trim()));
   return (
     <form class="card form-card" onSubmit={submit} aria-labelledby="new-memo-title">
       <h2 id="new-memo-title">New memo</h2>
@@ -65,11 +56,7 @@ function NewMemo({ onAdded }: { onAdded: () => void }) {
           Tags become #words in the memo’s text, so search finds them.
         </p>
       </div>
-      {error ? (
-        <p class="field-error" role="alert">
-          <CodeText text={error} />
-        </p>
-      ) : null}
+      <FieldError message={error} />
       <div class="form-actions">
         <button type="submit" class="btn primary" disabled={busy || !text.trim()}>
           Save memo
@@ -97,7 +84,13 @@ function MemoEditForm({
   onDiscard: () => void;
 }) {
   return (
-    <form class="row-form" onSubmit={onSubmit} aria-label={`Edit memo ${label}`}>
+    <EditForm
+      label={`Edit memo ${label}`}
+      onSubmit={onSubmit}
+      onDiscard={onDiscard}
+      error={error}
+      saveDisabled={!text.trim()}
+    >
       <label for={`memo-${memo.id}`} class="field-label">
         Memo
       </label>
@@ -107,54 +100,30 @@ function MemoEditForm({
         value={text}
         onInput={(event) => onInput(event.currentTarget.value)}
       />
-      {error ? (
-        <p class="field-error" role="alert">
-          <CodeText text={error} />
-        </p>
-      ) : null}
-      <div class="form-actions">
-        <button type="button" class="btn ghost" onClick={onDiscard}>
-          Discard
-        </button>
-        <button type="submit" class="btn primary" disabled={!text.trim()}>
-          Save
-        </button>
-      </div>
-    </form>
+    </EditForm>
   );
 }
 
 function MemoRow({ memo, onChanged }: { memo: Memo; onChanged: () => void }) {
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(memo.text);
-  const [error, setError] = useState<string | null>(null);
-
-  const save = async (event: Event) => {
-    event.preventDefault();
-    setError(null);
-    try {
-      await updateMemo(memo.id, { text });
-      setEditing(false);
-      onChanged();
-    } catch (failure) {
-      setError(errorText(failure));
-    }
-  };
+  const { error, submit: save } = useSubmit(async () => {
+    await updateMemo(memo.id, { text });
+    setEditing(false);
+    onChanged();
+  });
 
   const remove = async () => {
-    if (!confirm('Delete this memo?')) return;
-    try {
-      await deleteMemo(memo.id);
-      onChanged();
-    } catch (failure) {
-      toast(errorText(failure), 'error');
-    }
+    if (confirm('Delete this memo?')) await rowAction(() => deleteMemo(memo.id), onChanged);
   };
 
   const label = memo.text.slice(0, 40);
-  if (editing) {
-    return (
-      <li class="row editing">
+  return (
+    <EditableRow
+      class="memo"
+      label={`memo ${label}`}
+      editing={editing}
+      form={
         <MemoEditForm
           memo={memo}
           label={label}
@@ -164,62 +133,28 @@ function MemoRow({ memo, onChanged }: { memo: Memo; onChanged: () => void }) {
           onSubmit={save}
           onDiscard={() => setEditing(false)}
         />
-      </li>
-    );
-  }
-  return (
-    <li class="row memo">
-      <div class="row-main">
-        <p class="memo-text">{memo.text}</p>
-        <div class="row-meta">
-          {memo.tags?.map((tag) => (
-            <Badge key={tag} tone="info">
-              #{tag}
-            </Badge>
-          ))}
-          <Time at={memo.updatedAt} />
-        </div>
+      }
+      onEdit={() => setEditing(true)}
+      removeText="Delete"
+      onRemove={remove}
+    >
+      <p class="memo-text">{memo.text}</p>
+      <div class="row-meta">
+        {memo.tags?.map((tag) => (
+          <Badge key={tag} tone="info">
+            #{tag}
+          </Badge>
+        ))}
+        <Time at={memo.updatedAt} />
       </div>
-      <div class="row-actions">
-        <button
-          type="button"
-          class="btn small"
-          aria-label={`Edit memo ${label}`}
-          onClick={() => setEditing(true)}
-        >
-          Edit
-        </button>
-        <button
-          type="button"
-          class="btn small danger-outline"
-          aria-label={`Delete memo ${label}`}
-          onClick={remove}
-        >
-          Delete
-        </button>
-      </div>
-    </li>
+    </EditableRow>
   );
 }
 
 export function MemosPage() {
   const [query, setQuery] = useState('');
   const [applied, setApplied] = useState('');
-  const [memos, setMemos] = useState<Memo[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  const load = () =>
-    listMemos(applied).then(
-      (list) => {
-        setMemos(list);
-        setError(null);
-      },
-      (failure) => setError(errorText(failure)),
-    );
-
-  useEffect(() => {
-    void load();
-  }, [applied, liveEpoch.value]);
+  const list = useList(() => listMemos(applied), [applied, liveEpoch.value]);
 
   // Search as you type, a moment after the last key.
   useEffect(() => {
@@ -230,10 +165,11 @@ export function MemosPage() {
   return (
     <div class="page">
       <PageHeader title="Memos" />
-      <NewMemo onAdded={load} />
-      <section class="section" aria-labelledby="memo-list-title">
-        <div class="section-head">
-          <h2 id="memo-list-title">{applied ? `Matching “${applied}”` : 'Recent memos'}</h2>
+      <NewMemo onAdded={list.load} />
+      <ListSection
+        id="memo-list-title"
+        title={applied ? `Matching “${applied}”` : 'Recent memos'}
+        controls={
           <label class="search">
             <Icon name="search" size={16} />
             <span class="visually-hidden">Search memos</span>
@@ -244,22 +180,19 @@ export function MemosPage() {
               onInput={(event) => setQuery(event.currentTarget.value)}
             />
           </label>
-        </div>
-        <ErrorNote message={error} onRetry={load} />
-        {memos === null && !error ? <Loading /> : null}
-        {memos?.length === 0 ? (
+        }
+        items={list.items}
+        error={list.error}
+        onRetry={list.load}
+        empty={
           <Empty title={applied ? 'No memo matches' : 'No memos yet'}>
             {applied ? 'Try other words.' : 'Jot something down above, or tell Wren “note that …”.'}
           </Empty>
-        ) : null}
-        {memos?.length ? (
-          <ul class="rows">
-            {memos.map((memo) => (
-              <MemoRow key={`${memo.id}-${memo.updatedAt}`} memo={memo} onChanged={load} />
-            ))}
-          </ul>
-        ) : null}
-      </section>
+        }
+        row={(memo: Memo) => (
+          <MemoRow key={`${memo.id}-${memo.updatedAt}`} memo={memo} onChanged={list.load} />
+        )}
+      />
     </div>
   );
 }

@@ -1,11 +1,15 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { cancelReminder, createReminder, listReminders, updateReminder } from '../api';
-import { CodeText } from '../components/code-text';
-import { Badge, Empty, ErrorNote, Loading, PageHeader, Time, useTicker } from '../components/common';
+import { Badge, Empty, PageHeader, Time, useTicker } from '../components/common';
+import { EditableRow, EditForm, rowAction } from '../components/editable-row';
+import { FieldError } from '../components/field-error';
+import { ListSection } from '../components/list-section';
+import { useList } from '../components/use-list';
+import { useSubmit } from '../components/use-submit';
 import { cronText } from '../cron-text';
 import { localClockTimes, longTime, ownerZone, relativeTime } from '../format';
 import { liveEpoch, nextDue } from '../live';
-import { errorText, toast } from '../state';
+import { toast } from '../state';
 import type { Reminder, ReminderMode } from '../types';
 
 const WHEN_HINT = 'in 20m · tomorrow 9:00 · every weekday at 7:30';
@@ -45,11 +49,7 @@ function ModeSelect({
 function Outcome({ error, done }: { error: string | null; done: string | null }) {
   return (
     <>
-      {error ? (
-        <p class="field-error" role="alert">
-          <CodeText text={error} />
-        </p>
-      ) : null}
+      <FieldError message={error} />
       {done ? (
         <p class="field-ok" role="status">
           {done}
@@ -64,28 +64,18 @@ function NewReminder({ onAdded }: { onAdded: () => void }) {
   const [text, setText] = useState('');
   const [when, setWhen] = useState('');
   const [mode, setMode] = useState<ReminderMode>('notify');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    if (!text.trim() || !when.trim()) return;
-    setBusy(true);
-    setError(null);
-    setDone(null);
-    try {
+  const { busy, error, submit } = useSubmit(
+    async () => {
+      setDone(null);
       const answer = await createReminder({ text: text.trim(), when: when.trim(), mode });
       setDone(scheduledText(answer.reminder, answer.description));
       setText('');
       setWhen('');
       onAdded();
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+    Boolean(text.trim() && when.trim()),
+  );
 
   return (
     <form class="card form-card" onSubmit={submit} aria-labelledby="new-reminder-title">
@@ -172,30 +162,18 @@ function useReminderEdit(reminder: Reminder, onSaved: () => void) {
   const [text, setText] = useState(reminder.text);
   const [when, setWhen] = useState('');
   const [mode, setMode] = useState<ReminderMode>(reminder.mode);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, submit } = useSubmit(async () => {
+    const answer = await updateReminder(reminder.id, {
+      ...(text.trim() && text.trim() !== reminder.text ? { text: text.trim() } : {}),
+      ...(when.trim() ? { when: when.trim() } : {}),
+      ...(mode !== reminder.mode ? { mode } : {}),
+    });
+    if (answer.description)
+      toast(scheduledText(answer.reminder, answer.description).replace(/^Scheduled/, 'Rescheduled'));
+    onSaved();
+  });
 
-  const save = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const answer = await updateReminder(reminder.id, {
-        ...(text.trim() && text.trim() !== reminder.text ? { text: text.trim() } : {}),
-        ...(when.trim() ? { when: when.trim() } : {}),
-        ...(mode !== reminder.mode ? { mode } : {}),
-      });
-      if (answer.description)
-        toast(scheduledText(answer.reminder, answer.description).replace(/^Scheduled/, 'Rescheduled'));
-      onSaved();
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  return { text, setText, when, setWhen, mode, setMode, error, busy, save };
+  return { text, setText, when, setWhen, mode, setMode, error, busy, save: submit };
 }
 
 function ReminderEditForm({
@@ -209,7 +187,13 @@ function ReminderEditForm({
 }) {
   const prefix = `reminder-${reminder.id}`;
   return (
-    <form class="row-form" onSubmit={edit.save} aria-label={`Edit reminder ${reminder.text}`}>
+    <EditForm
+      label={`Edit reminder ${reminder.text}`}
+      onSubmit={edit.save}
+      onDiscard={onDiscard}
+      error={edit.error}
+      saveDisabled={edit.busy}
+    >
       <div class="field-row">
         <div class="field grow">
           <label for={`${prefix}-text`} class="field-label">
@@ -239,20 +223,7 @@ function ReminderEditForm({
           <ModeSelect id={`${prefix}-mode`} value={edit.mode} onChange={edit.setMode} />
         </div>
       </div>
-      {edit.error ? (
-        <p class="field-error" role="alert">
-          <CodeText text={edit.error} />
-        </p>
-      ) : null}
-      <div class="form-actions">
-        <button type="button" class="btn ghost" onClick={onDiscard}>
-          Discard
-        </button>
-        <button type="submit" class="btn primary" disabled={edit.busy}>
-          Save
-        </button>
-      </div>
-    </form>
+    </EditForm>
   );
 }
 
@@ -271,79 +242,41 @@ function ReminderRow({
     onChanged();
   });
 
-  const cancel = async () => {
-    try {
+  const cancel = () =>
+    rowAction(async () => {
       await cancelReminder(reminder.id);
       toast('Reminder cancelled.');
-      onChanged();
-    } catch (failure) {
-      toast(errorText(failure), 'error');
-    }
-  };
+    }, onChanged);
 
-  if (editing) {
-    return (
-      <li class="row editing">
-        <ReminderEditForm reminder={reminder} edit={edit} onDiscard={() => setEditing(false)} />
-      </li>
-    );
-  }
-
+  const active = reminder.status === 'active';
   return (
-    <li class={`row${reminder.status !== 'active' ? ' inactive' : ''}`}>
-      <div class="row-main">
-        <div class="row-title">{reminder.text}</div>
-        <div class="row-meta">
-          <Badge tone={reminder.mode === 'agent' ? 'info' : 'neutral'}>
-            {reminder.mode === 'agent' ? 'Wren acts' : 'notify'}
-          </Badge>
-          {schedule(reminder, now)}
-          {reminder.fired ? <span class="muted">ran {reminder.fired}×</span> : null}
-        </div>
+    <EditableRow
+      {...(active ? {} : { class: 'inactive' })}
+      label={`reminder ${reminder.text}`}
+      editing={editing}
+      form={<ReminderEditForm reminder={reminder} edit={edit} onDiscard={() => setEditing(false)} />}
+      onEdit={() => setEditing(true)}
+      removeText="Cancel"
+      onRemove={cancel}
+      actions={active}
+    >
+      <div class="row-title">{reminder.text}</div>
+      <div class="row-meta">
+        <Badge tone={reminder.mode === 'agent' ? 'info' : 'neutral'}>
+          {reminder.mode === 'agent' ? 'Wren acts' : 'notify'}
+        </Badge>
+        {schedule(reminder, now)}
+        {reminder.fired ? <span class="muted">ran {reminder.fired}×</span> : null}
       </div>
-      {reminder.status === 'active' ? (
-        <div class="row-actions">
-          <button
-            type="button"
-            class="btn small"
-            aria-label={`Edit reminder ${reminder.text}`}
-            onClick={() => setEditing(true)}
-          >
-            Edit
-          </button>
-          <button
-            type="button"
-            class="btn small danger-outline"
-            aria-label={`Cancel reminder ${reminder.text}`}
-            onClick={cancel}
-          >
-            Cancel
-          </button>
-        </div>
-      ) : null}
-    </li>
+    </EditableRow>
   );
 }
 
 export function RemindersPage() {
   const [all, setAll] = useState(false);
-  const [reminders, setReminders] = useState<Reminder[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const now = useTicker(30_000);
-
-  const load = () =>
-    listReminders(all).then(
-      (list) => {
-        setReminders(list);
-        setError(null);
-      },
-      (failure) => setError(errorText(failure)),
-    );
-
   // The scheduler's next-due changes after every tick (a reminder fired): re-read then, too.
-  useEffect(() => {
-    void load();
-  }, [all, liveEpoch.value, nextDue.value]);
+  const list = useList(() => listReminders(all), [all, liveEpoch.value, nextDue.value]);
+  const now = useTicker(30_000);
 
   const due = nextDue.value;
   return (
@@ -355,35 +288,33 @@ export function RemindersPage() {
           </span>
         ) : null}
       </PageHeader>
-      <NewReminder onAdded={load} />
-      <section class="section" aria-labelledby="reminder-list-title">
-        <div class="section-head">
-          <h2 id="reminder-list-title">{all ? 'All reminders' : 'Upcoming'}</h2>
+      <NewReminder onAdded={list.load} />
+      <ListSection
+        id="reminder-list-title"
+        title={all ? 'All reminders' : 'Upcoming'}
+        controls={
           <label class="check">
             <input type="checkbox" checked={all} onChange={(event) => setAll(event.currentTarget.checked)} />
             Show history
           </label>
-        </div>
-        <ErrorNote message={error} onRetry={load} />
-        {reminders === null && !error ? <Loading /> : null}
-        {reminders?.length === 0 ? (
+        }
+        items={list.items}
+        error={list.error}
+        onRetry={list.load}
+        empty={
           <Empty title="No reminders yet">
             Add one above, or just tell Wren in the chat: “remind me in an hour …”.
           </Empty>
-        ) : null}
-        {reminders?.length ? (
-          <ul class="rows">
-            {reminders.map((reminder) => (
-              <ReminderRow
-                key={`${reminder.id}-${reminder.updatedAt}`}
-                reminder={reminder}
-                onChanged={load}
-                now={now}
-              />
-            ))}
-          </ul>
-        ) : null}
-      </section>
+        }
+        row={(reminder: Reminder) => (
+          <ReminderRow
+            key={`${reminder.id}-${reminder.updatedAt}`}
+            reminder={reminder}
+            onChanged={list.load}
+            now={now}
+          />
+        )}
+      />
     </div>
   );
 }

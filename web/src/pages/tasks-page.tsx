@@ -1,10 +1,13 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { createTask, deleteTask, listTasks, type TaskFilter, updateTask } from '../api';
-import { CodeText } from '../components/code-text';
-import { Badge, Empty, ErrorNote, Loading, PageHeader, Time } from '../components/common';
+import { Badge, Empty, PageHeader, Time } from '../components/common';
+import { EditableRow, EditForm, rowAction } from '../components/editable-row';
+import { FieldError } from '../components/field-error';
+import { ListSection } from '../components/list-section';
+import { useList } from '../components/use-list';
+import { useSubmit } from '../components/use-submit';
 import { dayOf, dueText } from '../format';
 import { liveEpoch } from '../live';
-import { errorText, toast } from '../state';
 import type { Task, TaskPriority } from '../types';
 
 const FILTERS: Array<{ id: TaskFilter; label: string }> = [
@@ -102,29 +105,16 @@ function useDraft(initial: Draft) {
 function NewTask({ onAdded }: { onAdded: () => void }) {
   const [draft, set, setDraft] = useDraft(EMPTY);
   const [open, setOpen] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    if (!draft.title.trim()) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await createTask({
-        title: draft.title.trim(),
-        ...(draft.notes.trim() ? { notes: draft.notes.trim() } : {}),
-        ...(draft.due.trim() ? { due: draft.due.trim() } : {}),
-        priority: draft.priority,
-      });
-      setDraft(EMPTY);
-      onAdded();
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    await createTask({
+      title: draft.title.trim(),
+      ...(draft.notes.trim() ? { notes: draft.notes.trim() } : {}),
+      ...(draft.due.trim() ? { due: draft.due.trim() } : {}),
+      priority: draft.priority,
+    });
+    setDraft(EMPTY);
+    onAdded();
+  }, Boolean(draft.title.trim()));
 
   return (
     <form class="card form-card" onSubmit={submit} aria-labelledby="new-task-title">
@@ -147,11 +137,7 @@ function NewTask({ onAdded }: { onAdded: () => void }) {
           </div>
         </div>
       )}
-      {error ? (
-        <p class="field-error" role="alert">
-          <CodeText text={error} />
-        </p>
-      ) : null}
+      <FieldError message={error} />
       <div class="form-actions">
         {!open ? (
           <button type="button" class="btn ghost" onClick={() => setOpen(true)}>
@@ -174,25 +160,17 @@ function useTaskEdit(task: Task, onSaved: () => void) {
     due: task.due ?? '',
     priority: task.priority,
   });
-  const [error, setError] = useState<string | null>(null);
+  const { error, submit } = useSubmit(async () => {
+    await updateTask(task.id, {
+      title: draft.title.trim(),
+      notes: draft.notes,
+      due: draft.due.trim() || null,
+      priority: draft.priority,
+    });
+    onSaved();
+  });
 
-  const save = async (event: Event) => {
-    event.preventDefault();
-    setError(null);
-    try {
-      await updateTask(task.id, {
-        title: draft.title.trim(),
-        notes: draft.notes,
-        due: draft.due.trim() || null,
-        priority: draft.priority,
-      });
-      onSaved();
-    } catch (failure) {
-      setError(errorText(failure));
-    }
-  };
-
-  return { draft, set, error, save };
+  return { draft, set, error, save: submit };
 }
 
 function TaskEditForm({
@@ -205,22 +183,9 @@ function TaskEditForm({
   onDiscard: () => void;
 }) {
   return (
-    <form class="row-form" onSubmit={edit.save} aria-label={`Edit task ${task.title}`}>
+    <EditForm label={`Edit task ${task.title}`} onSubmit={edit.save} onDiscard={onDiscard} error={edit.error}>
       <TaskFields prefix={`task-${task.id}`} {...edit.draft} set={edit.set} />
-      {edit.error ? (
-        <p class="field-error" role="alert">
-          <CodeText text={edit.error} />
-        </p>
-      ) : null}
-      <div class="form-actions">
-        <button type="button" class="btn ghost" onClick={onDiscard}>
-          Discard
-        </button>
-        <button type="submit" class="btn primary">
-          Save
-        </button>
-      </div>
-    </form>
+    </EditForm>
   );
 }
 
@@ -231,100 +196,58 @@ function TaskRow({ task, onChanged }: { task: Task; onChanged: () => void }) {
     onChanged();
   });
 
-  const toggle = async () => {
-    try {
-      await updateTask(task.id, { status: task.status === 'done' ? 'open' : 'done' });
-      onChanged();
-    } catch (failure) {
-      toast(errorText(failure), 'error');
-    }
-  };
-
+  const toggle = () =>
+    rowAction(() => updateTask(task.id, { status: task.status === 'done' ? 'open' : 'done' }), onChanged);
   const remove = async () => {
-    if (!confirm(`Delete the task “${task.title}”?`)) return;
-    try {
-      await deleteTask(task.id);
-      onChanged();
-    } catch (failure) {
-      toast(errorText(failure), 'error');
-    }
+    if (confirm(`Delete the task “${task.title}”?`)) await rowAction(() => deleteTask(task.id), onChanged);
   };
-
-  if (editing) {
-    return (
-      <li class="row editing">
-        <TaskEditForm task={task} edit={edit} onDiscard={() => setEditing(false)} />
-      </li>
-    );
-  }
 
   const overdue = task.status === 'open' && task.due && task.due.slice(0, 10) < dayOf(Date.now());
   return (
-    <li class={`row task${task.status === 'done' ? ' done' : ''}`}>
-      <label class="task-check">
-        <input type="checkbox" checked={task.status === 'done'} onChange={toggle} />
-        <span class="visually-hidden">Done: {task.title}</span>
-      </label>
-      <div class="row-main">
-        <div class="row-title">{task.title}</div>
-        <div class="row-meta">
-          {task.priority !== 'normal' ? (
-            <Badge tone={task.priority === 'high' ? 'bad' : 'muted'}>{task.priority}</Badge>
-          ) : null}
-          {task.due ? <Badge tone={overdue ? 'bad' : 'neutral'}>due {dueText(task.due)}</Badge> : null}
-          {task.completedAt ? (
-            <span>
-              done <Time at={task.completedAt} />
-            </span>
-          ) : null}
-        </div>
-        {task.notes ? <p class="row-notes">{task.notes}</p> : null}
+    <EditableRow
+      class={task.status === 'done' ? 'task done' : 'task'}
+      label={`task ${task.title}`}
+      editing={editing}
+      form={<TaskEditForm task={task} edit={edit} onDiscard={() => setEditing(false)} />}
+      onEdit={() => setEditing(true)}
+      removeText="Delete"
+      onRemove={remove}
+      lead={
+        <label class="task-check">
+          <input type="checkbox" checked={task.status === 'done'} onChange={toggle} />
+          <span class="visually-hidden">Done: {task.title}</span>
+        </label>
+      }
+    >
+      <div class="row-title">{task.title}</div>
+      <div class="row-meta">
+        {task.priority !== 'normal' ? (
+          <Badge tone={task.priority === 'high' ? 'bad' : 'muted'}>{task.priority}</Badge>
+        ) : null}
+        {task.due ? <Badge tone={overdue ? 'bad' : 'neutral'}>due {dueText(task.due)}</Badge> : null}
+        {task.completedAt ? (
+          <span>
+            done <Time at={task.completedAt} />
+          </span>
+        ) : null}
       </div>
-      <div class="row-actions">
-        <button
-          type="button"
-          class="btn small"
-          aria-label={`Edit task ${task.title}`}
-          onClick={() => setEditing(true)}
-        >
-          Edit
-        </button>
-        <button
-          type="button"
-          class="btn small danger-outline"
-          aria-label={`Delete task ${task.title}`}
-          onClick={remove}
-        >
-          Delete
-        </button>
-      </div>
-    </li>
+      {task.notes ? <p class="row-notes">{task.notes}</p> : null}
+    </EditableRow>
   );
 }
 
 export function TasksPage() {
   const [filter, setFilter] = useState<TaskFilter>('open');
-  const [tasks, setTasks] = useState<Task[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const load = () =>
-    listTasks(filter).then(
-      (list) => {
-        setTasks(list);
-        setError(null);
-      },
-      (failure) => setError(errorText(failure)),
-    );
-  useEffect(() => {
-    void load();
-  }, [filter, liveEpoch.value]);
+  const list = useList(() => listTasks(filter), [filter, liveEpoch.value]);
 
   return (
     <div class="page">
       <PageHeader title="Tasks" />
-      <NewTask onAdded={load} />
-      <section class="section" aria-labelledby="task-list-title">
-        <div class="section-head">
-          <h2 id="task-list-title">{FILTERS.find((item) => item.id === filter)?.label} tasks</h2>
+      <NewTask onAdded={list.load} />
+      <ListSection
+        id="task-list-title"
+        title={<>{FILTERS.find((item) => item.id === filter)?.label} tasks</>}
+        controls={
           <fieldset class="segmented">
             <legend class="visually-hidden">Show</legend>
             {FILTERS.map((item) => (
@@ -340,22 +263,19 @@ export function TasksPage() {
               </label>
             ))}
           </fieldset>
-        </div>
-        <ErrorNote message={error} onRetry={load} />
-        {tasks === null && !error ? <Loading /> : null}
-        {tasks?.length === 0 ? (
+        }
+        items={list.items}
+        error={list.error}
+        onRetry={list.load}
+        empty={
           <Empty title={filter === 'done' ? 'Nothing done yet' : 'No tasks yet'}>
             Add one above, or tell Wren: “add a task to renew my passport”.
           </Empty>
-        ) : null}
-        {tasks?.length ? (
-          <ul class="rows">
-            {tasks.map((task) => (
-              <TaskRow key={`${task.id}-${task.updatedAt}`} task={task} onChanged={load} />
-            ))}
-          </ul>
-        ) : null}
-      </section>
+        }
+        row={(task: Task) => (
+          <TaskRow key={`${task.id}-${task.updatedAt}`} task={task} onChanged={list.load} />
+        )}
+      />
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { EditForm } from '../../components/editable-row';
 import type { GoalDetail } from '../../types';
 
 /** Title and reason of a goal, edited in place; `onSave` gets them trimmed (an empty reason as null). */
@@ -14,13 +15,15 @@ export function GoalEditForm({
   const [title, setTitle] = useState(goal.title);
   const [why, setWhy] = useState(goal.why ?? '');
   return (
-    <form
+    <EditForm
       class="card form-card"
-      aria-label="Edit goal"
+      label="Edit goal"
       onSubmit={(event) => {
         event.preventDefault();
         onSave(title.trim(), why.trim() || null);
       }}
+      onDiscard={onDiscard}
+      saveDisabled={!title.trim()}
     >
       <div class="field">
         <label for="goal-edit-title" class="field-label">
@@ -39,14 +42,6 @@ export function GoalEditForm({
           onInput={(event) => setWhy(event.currentTarget.value)}
         />
       </div>
-      <div class="form-actions">
-        <button type="button" class="btn ghost" onClick={onDiscard}>
-          Discard
-        </button>
-        <button type="submit" class="btn primary" disabled={!title.trim()}>
-          Save
-        </button>
-      </div>
-    </form>
+    </EditForm>
   );
 }

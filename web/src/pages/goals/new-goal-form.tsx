@@ -1,36 +1,24 @@
 import { useState } from 'preact/hooks';
 import { createGoal } from '../../api';
-import { CodeText } from '../../components/code-text';
-import { errorText } from '../../state';
+import { FieldError } from '../../components/field-error';
+import { useSubmit } from '../../components/use-submit';
 import type { GoalDetail } from '../../types';
 
 export function NewGoalForm({ onAdded }: { onAdded: (goal: GoalDetail) => void }) {
   const [title, setTitle] = useState('');
   const [why, setWhy] = useState('');
   const [dueDate, setDueDate] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    if (!title.trim()) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const goal = await createGoal({
-        title: title.trim(),
-        ...(why.trim() ? { why: why.trim() } : {}),
-        ...(dueDate ? { dueDate } : {}),
-      });
-      setTitle('');
-      setWhy('');
-      setDueDate('');
-      onAdded(goal);
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, submit } = useSubmit(async () => {
+    const goal = await createGoal({
+      title: title.trim(),
+      ...(why.trim() ? { why: why.trim() } : {}),
+      ...(dueDate ? { dueDate } : {}),
+    });
+    setTitle('');
+    setWhy('');
+    setDueDate('');
+    onAdded(goal);
+  }, Boolean(title.trim()));
   return (
     <form class="card form-card" onSubmit={submit} aria-labelledby="new-goal-title">
       <h2 id="new-goal-title">New goal</h2>
@@ -71,11 +59,7 @@ export function NewGoalForm({ onAdded }: { onAdded: (goal: GoalDetail) => void }
           onInput={(event) => setWhy(event.currentTarget.value)}
         />
       </div>
-      {error ? (
-        <p class="field-error" role="alert">
-          <CodeText text={error} />
-        </p>
-      ) : null}
+      <FieldError message={error} />
       <div class="form-actions">
         <button type="submit" class="btn primary" disabled={busy || !title.trim()}>
           Add goal

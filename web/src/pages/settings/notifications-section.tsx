@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { CodeText } from '../../components/code-text';
+import { FieldError } from '../../components/field-error';
 import { currentSubscription, disablePush, enablePush, pushUnavailable } from '../../push';
 import { errorText, toast } from '../../state';
 
@@ -55,11 +55,7 @@ export function NotificationsSection() {
         {unavailable ??
           'Reminders and messages Wren sends on its own arrive here even when the app is closed. Web push needs https, or localhost on this computer. Wren sends them when proactive.push is on in config.yaml.'}
       </p>
-      {error ? (
-        <p class="field-error" role="alert">
-          <CodeText text={error} />
-        </p>
-      ) : null}
+      <FieldError message={error} />
     </section>
   );
 }
