@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { validateCron } from '../proactive/schedule.js';
+import { validateCron } from '../util/schedule.js';
 
 /** Turns `"42"` (typically the result of `${VAR}`) into 42; other values pass through. */
 function fromString(value: unknown): unknown {

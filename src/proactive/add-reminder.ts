@@ -1,8 +1,9 @@
-import type { Reminder, ReminderMode, ReminderRepository } from '../store/reminder-repository.js';
+import type { ReminderStore } from '../store/ports.js';
+import type { Reminder, ReminderMode } from '../store/reminder-repository.js';
+import { nextOccurrence } from '../util/schedule.js';
 import { describeAt } from './describe-at.js';
 import { parseWhen } from './parse-when.js';
 import { TARGET } from './proactive-config.js';
-import { nextOccurrence } from './schedule.js';
 
 export interface ReminderRequest {
   text: string;
@@ -26,7 +27,7 @@ export const MAX_REMINDER_CHARS = 2_000;
  * `fallbackTargets` apply when the request names none. Never throws for bad input: says what to fix.
  */
 export function addReminder(
-  reminders: ReminderRepository,
+  reminders: ReminderStore,
   request: ReminderRequest,
   context: { now: number; timezone: string; fallbackTargets: readonly string[] },
 ): AddReminderResult {

@@ -1,14 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { CronJobRepository, CronJobState } from '../store/cron-job-repository.js';
-import type {
-  OutboxOutcome,
-  OutboxPayload,
-  OutboxRepository,
-  OutboxRun,
-  OutboxState,
-} from '../store/outbox-repository.js';
+import type { CronJobState } from '../store/cron-job-repository.js';
+import type { OutboxOutcome, OutboxPayload, OutboxRun, OutboxState } from '../store/outbox-repository.js';
+import type { CronJobStore, OutboxStore } from '../store/ports.js';
+import { claimOccurrence, LATE_AFTER_MS, nextOccurrence } from '../util/schedule.js';
 import type { CronJobDefinition } from './jobs-file.js';
-import { claimOccurrence, LATE_AFTER_MS, nextOccurrence } from './schedule.js';
 import type { DueSource } from './scheduler.js';
 
 /** What a job takes from config.yaml when jobs.yaml leaves it out. */
@@ -69,8 +64,8 @@ export interface CronSourceDeps {
   jobs: () => readonly CronJobDefinition[] | undefined;
   /** Read at every tick, so a config change applies at the next one. */
   defaults: () => CronDefaults;
-  repository: CronJobRepository;
-  outbox: OutboxRepository;
+  repository: CronJobStore;
+  outbox: OutboxStore;
 }
 
 /**
@@ -185,7 +180,7 @@ export interface JobRun {
 }
 
 /** The last `limit` (default 20) runs of the job `name`, newest first: the outbox rows of kind `cron`. */
-export function jobHistory(outbox: OutboxRepository, name: string, limit = 20): JobRun[] {
+export function jobHistory(outbox: OutboxStore, name: string, limit = 20): JobRun[] {
   return outbox.runsOf('cron', name, limit).map((run) => ({
     key: run.sourceKey,
     dueAt: run.dueAt,

@@ -1,8 +1,9 @@
-import type { Reminder, ReminderMode, ReminderRepository } from '../store/reminder-repository.js';
+import type { ReminderStore } from '../store/ports.js';
+import type { Reminder, ReminderMode } from '../store/reminder-repository.js';
+import { nextOccurrence } from '../util/schedule.js';
 import { MAX_REMINDER_CHARS } from './add-reminder.js';
 import { describeAt } from './describe-at.js';
 import { parseWhen } from './parse-when.js';
-import { nextOccurrence } from './schedule.js';
 
 export interface ReminderEdit {
   text?: string;
@@ -24,7 +25,7 @@ export type EditReminderResult =
  * (`missing`: unknown, done or cancelled).
  */
 export function editReminder(
-  reminders: ReminderRepository,
+  reminders: ReminderStore,
   id: number,
   edit: ReminderEdit,
   context: { now: number; timezone: string },

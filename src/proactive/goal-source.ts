@@ -1,14 +1,14 @@
 import type { GoalDetail } from '../store/goal-records.js';
-import type { GoalRepository } from '../store/goal-repository.js';
-import type { OutboxRepository, OutboxRun } from '../store/outbox-repository.js';
+import type { OutboxRun } from '../store/outbox-repository.js';
+import type { GoalStore, OutboxStore } from '../store/ports.js';
+import { claimOccurrence } from '../util/schedule.js';
 import { describeGoal } from './describe-goal.js';
 import { type ProactiveConfig, type Proactivity, quietUntil } from './proactive-config.js';
-import { claimOccurrence } from './schedule.js';
 import type { DueSource } from './scheduler.js';
 
 export interface GoalSourceDeps {
-  goals: GoalRepository;
-  outbox: OutboxRepository;
+  goals: GoalStore;
+  outbox: OutboxStore;
   /** Read at every tick: a change of proactivity, quiet hours or targets applies at the next one. */
   config: () => ProactiveConfig;
   /** The owner's IANA zone, in which quiet hours are read. */

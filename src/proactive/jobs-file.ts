@@ -5,9 +5,9 @@ import { writeFileAtomic } from '../util/atomic-write.js';
 import { closestMatch } from '../util/closest-match.js';
 import { ConfigError } from '../util/config-error.js';
 import { type ConfigIssue, configErrorFrom, issuesFromZod } from '../util/config-issues.js';
+import { validateCron } from '../util/schedule.js';
 import { isTimeZone } from '../util/time-zone.js';
 import { TARGET } from './proactive-config.js';
-import { validateCron } from './schedule.js';
 
 /** One cron job as written in jobs.yaml; defaults (time zone, targets) are applied when it runs. */
 export interface CronJobDefinition {

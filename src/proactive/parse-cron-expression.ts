@@ -1,4 +1,4 @@
-import { validateCron } from './schedule.js';
+import { validateCron } from '../util/schedule.js';
 
 /** A repeating schedule read from text: a 5-field cron (minute first) and how to say it. */
 export type RecurringResult =

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { nextOccurrence } from '../util/schedule.js';
 import { parseWhen, type When } from './parse-when.js';
-import { nextOccurrence } from './schedule.js';
 
 const BERLIN = 'Europe/Berlin';
 const NEW_YORK = 'America/New_York';

@@ -1,10 +1,10 @@
 import { IANAZone } from 'luxon';
+import { nextOccurrence } from '../util/schedule.js';
 import { describeAt, describeWallClock } from './describe-at.js';
 import { parseDurationParts } from './parse-duration.js';
 import { type OneOffResult, parseIsoTime } from './parse-iso-time.js';
 import { parseNaturalTime } from './parse-natural-time.js';
 import { parseRecurring, type RecurringResult } from './parse-recurring.js';
-import { nextOccurrence } from './schedule.js';
 import { fromWallClock, toWallClock } from './wall-clock.js';
 
 export { describeAt } from './describe-at.js';

@@ -1,6 +1,7 @@
-import type { OutboxRepository, OutboxRun } from '../store/outbox-repository.js';
-import type { Reminder, ReminderRepository } from '../store/reminder-repository.js';
-import { claimOccurrence, type Schedule } from './schedule.js';
+import type { OutboxRun } from '../store/outbox-repository.js';
+import type { OutboxStore, ReminderStore } from '../store/ports.js';
+import type { Reminder } from '../store/reminder-repository.js';
+import { claimOccurrence, type Schedule } from '../util/schedule.js';
 import type { DueSource } from './scheduler.js';
 
 /** The schedule a reminder follows. */
@@ -21,7 +22,7 @@ export function reminderKey(id: number, dueAt: number): string {
  * same moment, and once after downtime however many occurrences were missed (that run is marked late).
  * Reminders are never autonomous: they are the owner's, so they always surface and ignore quiet hours.
  */
-export function reminderSource(deps: { reminders: ReminderRepository; outbox: OutboxRepository }): DueSource {
+export function reminderSource(deps: { reminders: ReminderStore; outbox: OutboxStore }): DueSource {
   return {
     name: 'reminders',
     claimDue(now) {

@@ -7,9 +7,9 @@ import { FakeClock } from '../../test/support/fake-clock.js';
 import { openDatabase } from '../store/open-database.js';
 import { type Delivery, OutboxRepository } from '../store/outbox-repository.js';
 import { ReminderRepository } from '../store/reminder-repository.js';
+import { nextOccurrence } from '../util/schedule.js';
 import { reminderSource } from './reminder-source.js';
 import { createRunExecutor, TargetUnavailable } from './run-executor.js';
-import { nextOccurrence } from './schedule.js';
 import { type DueSource, Scheduler } from './scheduler.js';
 
 const cleanups: Array<() => void> = [];

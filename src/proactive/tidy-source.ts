@@ -1,6 +1,6 @@
-import type { OutboxPayload, OutboxRepository, OutboxRun } from '../store/outbox-repository.js';
-import type { SettingsRepository } from '../store/settings-repository.js';
-import { claimOccurrence, nextOccurrence } from './schedule.js';
+import type { OutboxPayload, OutboxRun } from '../store/outbox-repository.js';
+import type { OutboxStore, SettingsStore } from '../store/ports.js';
+import { claimOccurrence, nextOccurrence } from '../util/schedule.js';
 import type { DueSource } from './scheduler.js';
 
 /** The outbox key of one tidy slot: `tidy:<ISO time of the slot>`. */
@@ -21,8 +21,8 @@ interface TidySchedule {
 export interface TidySourceDeps {
   /** `memory.tidy.every` with the owner's zone, read at every tick; undefined: the tidy is off. */
   schedule: () => { every: string; timezone: string } | undefined;
-  settings: SettingsRepository;
-  outbox: OutboxRepository;
+  settings: SettingsStore;
+  outbox: OutboxStore;
   onError?: (error: unknown) => void;
 }
 

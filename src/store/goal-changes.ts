@@ -1,4 +1,4 @@
-import { nextOccurrence, validateCron } from '../proactive/schedule.js';
+import { nextOccurrence, validateCron } from '../util/schedule.js';
 import {
   checkDueDate,
   checkText,
