@@ -12,7 +12,6 @@ import { wireSemanticSearch } from './app-semantic-search.js';
 import { createBuiltInRegistry, registerWebTools, secretValues } from './app-tools.js';
 import { MessageBus } from './bus/message-bus.js';
 import { ChannelManager } from './channels/channel-manager.js';
-import { findLocalEndpoint } from './cli/local-model-fallback.js';
 import { ensureHome, makeHomePrivate } from './config/home.js';
 import { loadConfig, resolveEndpoints } from './config/load-config.js';
 import { watchConfig } from './config/watch-config.js';
@@ -22,16 +21,15 @@ import { Redactor } from './gate/redactor.js';
 import { onCopilotToken } from './llm/copilot-token-registry.js';
 import type { EndpointConfig } from './llm/endpoint.js';
 import { EndpointPool } from './llm/endpoint-pool.js';
+import { findLocalEndpoint } from './llm/find-local-endpoint.js';
 import type { ChatModel } from './llm/types.js';
 import { createMcpManager, type McpManager } from './mcp/mcp-manager.js';
 import { createMemory, type Memory } from './memory/create-memory.js';
 import type { Proactive } from './proactive/create-proactive.js';
-import type { GoalRepository } from './store/goal-repository.js';
 import { acquireHomeLock } from './store/home-lock.js';
 import { openDatabase } from './store/open-database.js';
 import { openStores, type Stores } from './store/open-stores.js';
-import type { SettingsRepository } from './store/settings-repository.js';
-import type { SqliteSessionStore } from './store/sqlite-session-store.js';
+import type { ConversationStore, GoalStore, SettingsStore } from './store/ports.js';
 import { stopSandboxProbes } from './tools/exec/sandbox.js';
 import { sweepOrphans } from './tools/exec/sweep-orphans.js';
 import { createMessageTools } from './tools/message/message-tools.js';
@@ -77,8 +75,8 @@ export interface WrenApp {
   /** Every tool the model can get (built-in, memory, spawn, messaging, MCP). */
   readonly registry: ToolRegistry;
   readonly pool: EndpointPool;
-  readonly sessions: SqliteSessionStore;
-  readonly settings: SettingsRepository;
+  readonly sessions: ConversationStore;
+  readonly settings: SettingsStore;
   /** Every repository of the home's database, each built once. */
   readonly stores: Stores;
   readonly db: Database.Database;
@@ -89,7 +87,7 @@ export interface WrenApp {
   /** Reminders, the outbox and feed, and the scheduler (running in this process or not). */
   readonly proactive: Proactive;
   /** Goals with steps and proposals (the scheduler runs their passes and check-ins). */
-  readonly goals: GoalRepository;
+  readonly goals: GoalStore;
   readonly logger: Logger;
   readonly startedAt: number;
   /** The configuration in force (changes on a valid live edit). */

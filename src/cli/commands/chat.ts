@@ -4,7 +4,7 @@ import type { ChannelBus } from '../../channels/channel-bus.js';
 import { TerminalChannel } from '../../channels/terminal/terminal-channel.js';
 import { runTerminalChat } from '../../channels/terminal/terminal-chat.js';
 import { callGateway, findGateway, type GatewayLink } from '../gateway-client.js';
-import { noModelHelp } from '../local-model-fallback.js';
+import { noModelHelp } from '../no-model-help.js';
 import { plural } from '../plural.js';
 import { createRemoteChatBus } from '../remote-chat-bus.js';
 import { EXIT } from '../report-failure.js';

@@ -1,6 +1,6 @@
 import { createApp } from '../../app.js';
 import { checkSandbox, resolveSandbox } from '../../tools/exec/sandbox.js';
-import { noModelHelp } from '../local-model-fallback.js';
+import { noModelHelp } from '../no-model-help.js';
 import { MustFixError } from '../report-failure.js';
 import { wren } from '../wren-command.js';
 

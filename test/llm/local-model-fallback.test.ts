@@ -2,10 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeLlmServer, startFakeLlmServer } from '../../test/fakes/fake-llm-server.js';
-import { createApp } from '../app.js';
-import { probeLocalModels } from '../llm/probe-local-models.js';
-import { findLocalEndpoint, noModelHelp } from './local-model-fallback.js';
+import { createApp } from '../../src/app.js';
+import { noModelHelp } from '../../src/cli/no-model-help.js';
+import { findLocalEndpoint } from '../../src/llm/find-local-endpoint.js';
+import { probeLocalModels } from '../../src/llm/probe-local-models.js';
+import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
 
 let llm: FakeLlmServer;
 beforeAll(async () => {
