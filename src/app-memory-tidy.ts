@@ -5,12 +5,12 @@ import type { TaskOutcome, TaskRunner } from './proactive/run-executor.js';
 import type { DueSource } from './proactive/scheduler.js';
 import { tidySource } from './proactive/tidy-source.js';
 import type { Stores } from './store/open-stores.js';
-import type { OutboxRepository } from './store/outbox-repository.js';
+import type { OutboxStore } from './store/ports.js';
 import type { Logger } from './util/logger.js';
 
 /** The memory tidy as the scheduler uses it: its source and the runner of its task runs. */
 export interface MemoryTidyWiring {
-  source(outbox: OutboxRepository): DueSource;
+  source(outbox: OutboxStore): DueSource;
   run: TaskRunner;
 }
 

@@ -16,8 +16,8 @@ import { createCronTool } from './proactive/tools/cron-tool.js';
 import { createGoalTool } from './proactive/tools/goal-tool.js';
 import { createReminderTool } from './proactive/tools/reminder-tool.js';
 import { triggerSource } from './proactive/trigger-source.js';
-import type { GoalRepository } from './store/goal-repository.js';
 import type { Stores } from './store/open-stores.js';
+import type { GoalStore } from './store/ports.js';
 import type { Logger } from './util/logger.js';
 
 export interface ProactiveWiringOptions {
@@ -39,7 +39,7 @@ export interface ProactiveWiringOptions {
 /** The proactive engine as the app uses it. */
 export interface ProactiveWiring {
   proactive: Proactive;
-  goals: GoalRepository;
+  goals: GoalStore;
   /** jobs.yaml's watcher (closed with the app). */
   jobs: JobsWatcher;
   /** When the scheduler next wakes, as it last said. */

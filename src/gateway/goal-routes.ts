@@ -2,7 +2,7 @@ import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { TARGET } from '../proactive/proactive-config.js';
 import { GOAL_STATUSES, GoalError, STEP_STATUSES } from '../store/goal-records.js';
-import type { GoalRepository } from '../store/goal-repository.js';
+import type { GoalStore } from '../store/ports.js';
 import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 
@@ -103,7 +103,7 @@ const badId = (c: Context, name: string) =>
  * the plan in one transaction; dismiss leaves it). Bodies are validated; errors are `problem()` JSON.
  */
 export function goalRoutes(
-  goals: GoalRepository,
+  goals: GoalStore,
   options: {
     /** Tells the scheduler a goal's check-ins or status changed (it ticks now rather than within 30 s). */
     wake?: () => void;

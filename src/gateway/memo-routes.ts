@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { Memo, MemoRepository } from '../store/memo-repository.js';
+import type { Memo } from '../store/memo-repository.js';
+import type { MemoStore } from '../store/ports.js';
 import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 import { badId, limitBody, positiveId, validBody, wholeQuery } from './route-input.js';
@@ -66,7 +67,7 @@ const shown = (memo: Memo): Api.Memo => ({ ...memo, tags: tagsOf(memo.text) });
  *
  * Every memo carries `tags`: the `#words` of its text (tags sent are stored that way, see `withTags`).
  */
-export function memoRoutes(memos: MemoRepository): Hono {
+export function memoRoutes(memos: MemoStore): Hono {
   const app = new Hono();
   app.use('/api/memos', limitBody());
   app.use('/api/memos/*', limitBody());

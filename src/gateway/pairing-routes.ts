@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { ChannelRepository } from '../store/channel-repository.js';
+import type { ChannelStore } from '../store/ports.js';
 import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 
@@ -9,7 +9,7 @@ import { problem } from './problem.js';
  * `wren pairing` does, for the web app.
  */
 export function pairingRoutes(
-  pairings: Pick<ChannelRepository, 'listPairings' | 'approvePairing' | 'revokePairing'>,
+  pairings: Pick<ChannelStore, 'listPairings' | 'approvePairing' | 'revokePairing'>,
   clock: () => number = Date.now,
 ): Hono {
   const app = new Hono();

@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { OutboxRepository } from '../store/outbox-repository.js';
-import type { ReminderRepository } from '../store/reminder-repository.js';
+import type { OutboxStore, ReminderStore } from '../store/ports.js';
 import type * as Api from './api-types.js';
 import { SESSION_ID } from './chat-routes.js';
 import { problem } from './problem.js';
@@ -9,8 +8,8 @@ import { limitBody } from './route-input.js';
 
 /** What the proactive routes need of the app. */
 export interface ProactiveRouteOptions {
-  reminders: ReminderRepository;
-  outbox: OutboxRepository;
+  reminders: ReminderStore;
+  outbox: OutboxStore;
   /** Ticks the scheduler now. */
   wake: () => void;
   timezone: () => string;

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { PushSubscriptionRepository } from '../store/push-subscription-repository.js';
+import type { PushSubscriptionStore } from '../store/ports.js';
 import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 import { limitBody, validBody } from './route-input.js';
@@ -9,7 +9,7 @@ import { limitBody, validBody } from './route-input.js';
 const MAX_SUBSCRIPTION_BODY_BYTES = 16 * 1024;
 
 export interface PushRouteOptions {
-  subscriptions: Pick<PushSubscriptionRepository, 'add' | 'remove'>;
+  subscriptions: Pick<PushSubscriptionStore, 'add' | 'remove'>;
   /**
    * The home's VAPID public key, the key pair created on first use (`loadVapidKeys`). May reject when the
    * stored pair is damaged; its message says what to do and names no secret.

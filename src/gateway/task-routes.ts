@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { normalizeDue, type TaskRepository } from '../store/task-repository.js';
+import type { TaskStore } from '../store/ports.js';
+import { normalizeDue } from '../store/task-repository.js';
 import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 import { badId, limitBody, positiveId, validBody } from './route-input.js';
@@ -57,7 +58,7 @@ function dueDate(text: string | null): { ok: true; due: string | null } | { ok: 
  *   clears it; `status` done/open completes or reopens);
  * - `DELETE /api/tasks/:id` → `{deleted: id}`.
  */
-export function taskRoutes(tasks: TaskRepository): Hono {
+export function taskRoutes(tasks: TaskStore): Hono {
   const app = new Hono();
   app.use('/api/tasks', limitBody());
   app.use('/api/tasks/*', limitBody());

@@ -1,7 +1,7 @@
 import { type FSWatcher, mkdirSync, rmSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import picomatch from 'picomatch';
-import type { McpPinRepository } from '../store/mcp-pin-repository.js';
+import type { McpPinStore } from '../store/ports.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { type Env, mergeEnv, readDotEnv } from '../util/interpolate.js';
 import type { Logger } from '../util/logger.js';
@@ -19,7 +19,7 @@ export interface McpManagerDeps {
   home: string;
   /** Where MCP tools are registered (`core: false`, grouped per server) and unregistered. */
   registry: GroupedToolRegistry;
-  pins: McpPinRepository;
+  pins: McpPinStore;
   settings?: McpSettings;
   /** Variables for `${VAR}` in mcp.json, overlaid on `<home>/.env` (default `process.env`). */
   env?: Env;

@@ -2,13 +2,13 @@ import { statSync } from 'node:fs';
 import { type EmbedTexts, embedTexts, MAX_TEXTS_PER_REQUEST } from '../llm/embed-texts.js';
 import type { EndpointConfig } from '../llm/endpoint.js';
 import { ProviderError } from '../llm/provider-error.js';
-import type { EmbeddingRepository } from '../store/embedding-repository.js';
+import type { EmbeddingStore } from '../store/ports.js';
 import { contentHash, embeddingText, historyText } from './embedding-text.js';
 import { parseHistoryEntries } from './history-file.js';
 import { readSnapshot } from './markdown-file.js';
 
 export interface BackgroundEmbedderOptions {
-  repository: EmbeddingRepository;
+  repository: EmbeddingStore;
   /** The embedding endpoint in force, or undefined: then a pass does nothing. */
   endpoint: () => EndpointConfig | undefined;
   /** Absolute path of HISTORY.md (its entries are embedded too). */

@@ -4,9 +4,8 @@ import type { ContextBuilderOptions } from '../agent/context-builder.js';
 import type { SessionRecord, SessionStore } from '../agent/session-store.js';
 import type { Tool } from '../agent/tool.js';
 import type { ChatModel } from '../llm/types.js';
-import type { MemoRepository } from '../store/memo-repository.js';
 import type { Stores } from '../store/open-stores.js';
-import type { TaskRepository } from '../store/task-repository.js';
+import type { MemoStore, TaskStore } from '../store/ports.js';
 import { Consolidator, type ConsolidatorOptions } from './consolidator.js';
 import { createMemoryCommands } from './memory-commands.js';
 import type { MemoryConfig } from './memory-config.js';
@@ -52,8 +51,8 @@ export interface Memory {
   consolidator: Consolidator;
   /** What `memory_search` runs: past messages and HISTORY.md, by keywords (and meaning, when configured). */
   search: MemorySearcher;
-  memos: MemoRepository;
-  tasks: TaskRepository;
+  memos: MemoStore;
+  tasks: TaskStore;
   skills: SkillLibrary;
   /** Call from AgentRuntimeOptions.onTurnEnd: starts a background consolidation when one is due. */
   afterTurn(session: SessionRecord): void;

@@ -1,8 +1,8 @@
 import type { MessageBus } from '../bus/message-bus.js';
 import { acquireHomeLock, type HomeLock, HomeLockedError } from '../store/home-lock.js';
 import type { Stores } from '../store/open-stores.js';
-import type { Delivery, OutboxRepository, OutboxRun } from '../store/outbox-repository.js';
-import type { ReminderRepository } from '../store/reminder-repository.js';
+import type { Delivery, OutboxRun } from '../store/outbox-repository.js';
+import type { OutboxStore, ReminderStore } from '../store/ports.js';
 import type { ProactiveConfig } from './proactive-config.js';
 import { reminderSource } from './reminder-source.js';
 import {
@@ -26,7 +26,7 @@ export interface ProactiveDeps {
   clock?: () => number;
   timers?: Timers;
   /** More sources after the reminders (cron jobs, the heartbeat, goal passes), in tick order. */
-  sources?: (repositories: { outbox: OutboxRepository }) => DueSource[];
+  sources?: (repositories: { outbox: OutboxStore }) => DueSource[];
   /** Deliverers for targets other than channels (`webhook:`, `push:`). */
   deliverers?: Partial<Record<'webhook' | 'push', Deliverer>>;
   /** Runners of task runs by kind (the memory tidy). */
@@ -38,8 +38,8 @@ export interface ProactiveDeps {
 
 /** The proactive side of the app: the repositories everyone may use and the scheduler one process runs. */
 export interface Proactive {
-  reminders: ReminderRepository;
-  outbox: OutboxRepository;
+  reminders: ReminderStore;
+  outbox: OutboxStore;
   /**
    * Runs the scheduler in this process when it can take `scheduler.lock`. `wait`: keep trying every 30 s
    * until it can (`wren start` while a `wren chat` still runs the scheduler); otherwise give up at once.

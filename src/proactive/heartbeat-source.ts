@@ -1,4 +1,5 @@
-import type { OutboxRepository, OutboxRun } from '../store/outbox-repository.js';
+import type { OutboxRun } from '../store/outbox-repository.js';
+import type { OutboxStore } from '../store/ports.js';
 import { activeHeartbeatItems } from './heartbeat-file.js';
 import { type ProactiveConfig, type Proactivity, quietUntil } from './proactive-config.js';
 import type { DueSource } from './scheduler.js';
@@ -46,7 +47,7 @@ export interface HeartbeatSourceDeps {
   timezone: () => string;
   /** HEARTBEAT.md's text, '' when missing (e.g. a WorkspaceFileCache read: one stat while unchanged). */
   heartbeat: () => string;
-  outbox: OutboxRepository;
+  outbox: OutboxStore;
 }
 
 /**

@@ -1,5 +1,4 @@
-import type { CronJobRepository } from '../store/cron-job-repository.js';
-import type { OutboxRepository } from '../store/outbox-repository.js';
+import type { CronJobStore, OutboxStore } from '../store/ports.js';
 import { type CronDefaults, firstRun, type JobRun, jobHistory, resolveJob } from './cron-source.js';
 import type { CronJobDefinition } from './jobs-file.js';
 
@@ -34,7 +33,7 @@ export function formatLocal(at: number, timezone: string): string {
  */
 export function jobSummaries(
   jobs: readonly CronJobDefinition[],
-  deps: { defaults: CronDefaults; now: number; repository?: CronJobRepository; outbox?: OutboxRepository },
+  deps: { defaults: CronDefaults; now: number; repository?: CronJobStore; outbox?: OutboxStore },
 ): JobSummary[] {
   return jobs.map((job) => {
     const resolved = resolveJob(job, deps.defaults);

@@ -1,10 +1,5 @@
-import type {
-  Delivery,
-  OutboxKind,
-  OutboxOutcome,
-  OutboxRepository,
-  OutboxRun,
-} from '../store/outbox-repository.js';
+import type { Delivery, OutboxKind, OutboxOutcome, OutboxRun } from '../store/outbox-repository.js';
+import type { OutboxStore } from '../store/ports.js';
 import type { RunExecutor } from './scheduler.js';
 
 /** What an agent-mode run produced: the reply, or why there is none. */
@@ -39,7 +34,7 @@ export class TargetUnavailable extends Error {
 }
 
 export interface RunExecutorOptions {
-  outbox: OutboxRepository;
+  outbox: OutboxStore;
   /** Runs an agent-mode or autonomous prompt as a turn (through the runtime) and returns the reply. */
   runAgent(run: OutboxRun, signal: AbortSignal): Promise<AgentRunResult>;
   /** By target scheme: `webhook:<name>`, `push:all`; `channel` for every other `<channel>:<chat>`. */

@@ -1,5 +1,5 @@
-import type { OutboxRepository, OutboxRun } from '../store/outbox-repository.js';
-import type { TriggerRepository } from '../store/trigger-repository.js';
+import type { OutboxRun } from '../store/outbox-repository.js';
+import type { OutboxStore, TriggerStore } from '../store/ports.js';
 import type { DueSource } from './scheduler.js';
 
 /** At most this many events are claimed per tick (the rest next tick, at once). */
@@ -11,8 +11,8 @@ const BATCH = 20;
  * remembers how far it has claimed, so an idle tick reads no old rows.
  */
 export function triggerSource(deps: {
-  triggers: TriggerRepository;
-  outbox: OutboxRepository;
+  triggers: TriggerStore;
+  outbox: OutboxStore;
 }): DueSource & { notify(): void } {
   let claimedUpTo = 0;
   let pending = true;

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { ChannelLedger, Pairing, PairingAsk } from '../channels/channel-ledger.js';
+import type { ChannelStore, Pairing, PairingAsk } from './ports.js';
 
 /** Pairing codes live an hour; at most this many wait per channel. */
 export const PAIRING_TTL_MS = 60 * 60 * 1000;
@@ -41,7 +41,7 @@ function newCode(): string {
 }
 
 /** Channel state in SQLite (schema v9): inbound ids, cursors, pairings. */
-export class ChannelRepository implements ChannelLedger {
+export class ChannelRepository implements ChannelStore {
   private pruned = 0;
 
   constructor(private readonly db: Database.Database) {}

@@ -28,6 +28,7 @@ import {
   toProposal,
   toStep,
 } from './goal-records.js';
+import type { GoalStore } from './ports.js';
 
 export interface GoalRepositoryOptions {
   now?: () => number;
@@ -73,7 +74,7 @@ export const DUE_QUERIES = {
  * moves the goal's `last_touched_at`, so the goal pass visits the most neglected goal first.
  * Methods throw GoalError: `not_found`, `invalid` (input to fix; the message says how) or `conflict`.
  */
-export class GoalRepository {
+export class GoalRepository implements GoalStore {
   private readonly now: () => number;
   private readonly timezone: () => string;
 

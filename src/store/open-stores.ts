@@ -1,22 +1,41 @@
 import type { Database } from 'better-sqlite3';
 import { AuditRepository } from './audit-repository.js';
 import { ChannelRepository } from './channel-repository.js';
-import {
-  type ConsolidationStatus,
-  consolidationStatus,
-  SqliteConsolidationStatusStore,
-} from './consolidation-status-repository.js';
+import { consolidationStatus, SqliteConsolidationStatusStore } from './consolidation-status-repository.js';
 import { CronJobRepository } from './cron-job-repository.js';
 import { EmbeddingRepository } from './embedding-repository.js';
 import { GoalRepository } from './goal-repository.js';
 import { GrantRepository } from './grant-repository.js';
 import { McpPinRepository } from './mcp-pin-repository.js';
 import { MemoRepository } from './memo-repository.js';
-import { type MessageHit, type MessageSearchQuery, searchMessages } from './message-search-repository.js';
+import { searchMessages } from './message-search-repository.js';
 import { loadVectorExtension, type VectorSupport } from './open-database.js';
 import { OutboxRepository } from './outbox-repository.js';
 import { PendingApprovalRepository } from './pending-approval-repository.js';
-import { type ProactiveSummary, proactiveSummary } from './proactive-summary.js';
+import type {
+  AuditStore,
+  ChannelStore,
+  ConsolidationStatusStore,
+  ConversationStore,
+  CronJobStore,
+  EmbeddingStore,
+  GoalStore,
+  GrantStore,
+  McpPinStore,
+  MemoStore,
+  MessageSearchStore,
+  OutboxStore,
+  PendingApprovalStore,
+  PushSubscriptionStore,
+  ReminderStore,
+  SettingsStore,
+  StatusStore,
+  TaintStore,
+  TaskStore,
+  TriggerStore,
+  UsageStore,
+} from './ports.js';
+import { proactiveSummary } from './proactive-summary.js';
 import { PushSubscriptionRepository } from './push-subscription-repository.js';
 import { ReminderRepository } from './reminder-repository.js';
 import { SettingsRepository } from './settings-repository.js';
@@ -24,13 +43,9 @@ import { SqliteSessionStore } from './sqlite-session-store.js';
 import { TaintRepository } from './taint-repository.js';
 import { TaskRepository } from './task-repository.js';
 import { TriggerRepository } from './trigger-repository.js';
-import {
-  recordUsage,
-  type UsageQuery,
-  type UsageRecord,
-  type UsageTotals,
-  usageTotals,
-} from './usage-repository.js';
+import { recordUsage, usageTotals } from './usage-repository.js';
+
+export type * from './ports.js';
 
 export interface StoresOptions {
   /** The clock repositories stamp rows with (Unix ms); default Date.now. */
@@ -39,56 +54,39 @@ export interface StoresOptions {
   timezone?: () => string;
 }
 
-/** Token usage per model call (for `wren status` and `GET /api/status`). */
-export interface UsageStore {
-  record(record: UsageRecord): void;
-  totals(query?: UsageQuery): UsageTotals;
-}
-
-/** Full-text search over past messages. */
-export interface MessageSearchStore {
-  search(query: MessageSearchQuery): MessageHit[];
-}
-
-/** Read-only figures of the whole home for `wren status`. */
-export interface StatusStore {
-  sessionCount(): number;
-  consolidation(): ConsolidationStatus;
-  proactive(): ProactiveSummary;
-}
-
 /**
- * Every repository of one home's database, each built once (on first use, so a command that needs one
- * table prepares no other statements). The bundle is the only way the rest of the code reaches storage.
+ * Every store of one home, each built once (on first use, so a command that needs one table prepares no
+ * other statements). The bundle is the only way the rest of the code reaches storage; each member is a
+ * port (see ports.ts), so a second backend can provide the same bundle.
  */
 export interface Stores {
-  readonly sessions: SqliteSessionStore;
-  readonly settings: SettingsRepository;
-  readonly channels: ChannelRepository;
-  readonly audit: AuditRepository;
-  readonly grants: GrantRepository;
-  readonly taint: TaintRepository;
-  readonly approvals: PendingApprovalRepository;
-  readonly memos: MemoRepository;
-  readonly tasks: TaskRepository;
-  readonly consolidation: SqliteConsolidationStatusStore;
-  readonly embeddings: EmbeddingRepository;
+  readonly sessions: ConversationStore;
+  readonly settings: SettingsStore;
+  readonly channels: ChannelStore;
+  readonly audit: AuditStore;
+  readonly grants: GrantStore;
+  readonly taint: TaintStore;
+  readonly approvals: PendingApprovalStore;
+  readonly memos: MemoStore;
+  readonly tasks: TaskStore;
+  readonly consolidation: ConsolidationStatusStore;
+  readonly embeddings: EmbeddingStore;
   readonly messages: MessageSearchStore;
-  readonly reminders: ReminderRepository;
-  readonly outbox: OutboxRepository;
-  readonly cronJobs: CronJobRepository;
-  readonly triggers: TriggerRepository;
-  readonly goals: GoalRepository;
-  readonly pushSubscriptions: PushSubscriptionRepository;
-  readonly mcpPins: McpPinRepository;
+  readonly reminders: ReminderStore;
+  readonly outbox: OutboxStore;
+  readonly cronJobs: CronJobStore;
+  readonly triggers: TriggerStore;
+  readonly goals: GoalStore;
+  readonly pushSubscriptions: PushSubscriptionStore;
+  readonly mcpPins: McpPinStore;
   readonly usage: UsageStore;
   readonly status: StatusStore;
   /**
-   * Makes vector search available (loads sqlite-vec into the connection, memoised by the extension loader);
-   * `path` overrides where the extension is found. Never throws: the result says why it is unavailable.
+   * Makes vector search available (the SQLite store loads sqlite-vec, memoised); `path` overrides where the
+   * extension is found. Never throws: the result says why it is unavailable.
    */
   loadVectors(path?: string): VectorSupport;
-  /** Closes the connection; every repository of the bundle is unusable afterwards. Idempotent. */
+  /** Closes the connection; every store of the bundle is unusable afterwards. Idempotent. */
   close(): void;
 }
 

@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { ApprovalRequest } from '../bus/messages.js';
+import type { PendingApprovalStore } from './ports.js';
 
 /** Approval requests waiting for the owner (schema v10), kept across restarts. */
-export class PendingApprovalRepository {
+export class PendingApprovalRepository implements PendingApprovalStore {
   constructor(private readonly db: Database.Database) {}
 
   save(request: ApprovalRequest): void {

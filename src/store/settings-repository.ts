@@ -1,10 +1,11 @@
 import type { Database, Statement } from 'better-sqlite3';
+import type { SettingsStore } from './ports.js';
 
 /**
  * Small string settings kept in the database (for example the gateway's token hash). Keys are free-form;
  * prefix them with the owning module (`gateway.token_hash`). Every method is synchronous and atomic.
  */
-export class SettingsRepository {
+export class SettingsRepository implements SettingsStore {
   private readonly getStatement: Statement<[string]>;
   private readonly setStatement: Statement<[string, string]>;
   private readonly deleteStatement: Statement<[string]>;

@@ -6,10 +6,10 @@ import {
   type NewMessage,
   type PendingConsolidation,
   type SessionRecord,
-  type SessionStore,
   type StoredMessage,
 } from '../agent/session-store.js';
 import type { ChatMessage } from '../llm/types.js';
+import type { ConversationStore } from './ports.js';
 import { StoreError } from './store-error.js';
 
 interface SessionRow {
@@ -93,7 +93,7 @@ const BUDGET_BATCH = 256;
  * is one IMMEDIATE transaction, so a crash leaves either the whole turn or none of it. Sessions are listed
  * by last activity (newest first).
  */
-export class SqliteSessionStore implements SessionStore {
+export class SqliteSessionStore implements ConversationStore {
   private readonly statements: {
     newestForKey: Statement<[string]>;
     insertSession: Statement<[string, string, string, string, number, number]>;

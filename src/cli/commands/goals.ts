@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { GoalStatus } from '../../store/goal-records.js';
-import type { GoalRepository } from '../../store/goal-repository.js';
+import type { GoalStore } from '../../store/ports.js';
 import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 
@@ -17,7 +17,7 @@ export interface GoalCommandDeps {
 
 /** What a goal command works with: the goals, the targets check-ins go to by default, the time. */
 interface GoalCommandContext {
-  goals: GoalRepository;
+  goals: GoalStore;
   io: GoalCommandIo;
   now: number;
   /** `proactive.deliver_to`, else the terminal. */

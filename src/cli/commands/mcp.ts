@@ -20,10 +20,7 @@ const stdio: McpCommandIo = {
   err: (line) => process.stderr.write(`wren: ${line}\n`),
 };
 
-async function withPins<T>(
-  home: string,
-  use: (pins: import('../../store/mcp-pin-repository.js').McpPinRepository) => T,
-) {
+async function withPins<T>(home: string, use: (pins: import('../../store/ports.js').McpPinStore) => T) {
   const { withStores } = await import('../with-stores.js');
   return withStores(home, (stores) => use(stores.mcpPins));
 }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { estimateTokens } from '../../llm/token-estimate.js';
 import type { ChatModel, ModelResult, Usage } from '../../llm/types.js';
 import type { Stores } from '../../store/open-stores.js';
-import type { TaintRepository } from '../../store/taint-repository.js';
+import type { TaintStore } from '../../store/ports.js';
 import { formatStamp } from '../format-time.js';
 import { appendHistoryEntry } from '../history-file.js';
 import { readSnapshot, updateMarkdownFile } from '../markdown-file.js';
@@ -60,7 +60,7 @@ const OUTPUT_TOKENS = 8192;
  */
 export class MemoryTidy {
   private readonly records: TidyRecords;
-  private readonly taint: TaintRepository;
+  private readonly taint: TaintStore;
   private readonly clock: () => number;
   private queue: Promise<unknown> = Promise.resolve();
 

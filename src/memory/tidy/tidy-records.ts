@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SettingsRepository } from '../../store/settings-repository.js';
+import type { SettingsStore } from '../../store/ports.js';
 import type { TidyChanges } from './check-tidy.js';
 
 /** The last tidy that changed MEMORY.md: enough to finish it after a crash and to undo it. */
@@ -31,7 +31,7 @@ export const textHash = (text: string) => createHash('sha256').update(text).dige
  */
 export class TidyRecords {
   /** @param settings the home's settings store (`stores.settings`). */
-  constructor(private readonly settings: Pick<SettingsRepository, 'get' | 'set' | 'delete'>) {}
+  constructor(private readonly settings: Pick<SettingsStore, 'get' | 'set' | 'delete'>) {}
 
   last(): TidyRecord | undefined {
     const raw = this.settings.get(LAST);

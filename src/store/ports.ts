@@ -1,0 +1,294 @@
+/**
+ * The storage ports: what the rest of Wren may ask of storage. `store/` implements them over SQLite
+ * (openStores); a second backend implements the same interfaces. No signature names a driver type, and a
+ * change that must be atomic is one method (or a callback the method runs inside its own unit of work, as
+ * `OutboxStore.claim`'s `advance`), never a transaction handle the caller holds.
+ *
+ * Consumers import these types (or `Stores`), never a repository class.
+ */
+import type { SessionStore } from '../agent/session-store.js';
+import type { ApprovalRequest } from '../bus/messages.js';
+import type { AuditEntry, AuditQuery, NewAuditEntry } from './audit-repository.js';
+import type { ConsolidationStatus, ConsolidationStatusStore } from './consolidation-status-repository.js';
+import type { CronJobState, JobToSync } from './cron-job-repository.js';
+import type { EmbeddingCounts, SearchableMessage, VectorMessageHit } from './embedding-repository.js';
+import type { GoalChanges, NewGoal, StepChanges } from './goal-changes.js';
+import type { Goal, GoalDetail, GoalProposal, GoalStatus, GoalStep, ProposedStep } from './goal-records.js';
+import type { Grant, NewGrant } from './grant-repository.js';
+import type { PendingPin, PinCheck, PinnedToolDefinition } from './mcp-pin-repository.js';
+import type { Memo } from './memo-repository.js';
+import type { MessageHit, MessageSearchQuery } from './message-search-repository.js';
+import type {
+  Delivery,
+  FeedItem,
+  NewClaim,
+  OutboxKind,
+  OutboxOutcome,
+  OutboxRun,
+} from './outbox-repository.js';
+import type { ProactiveSummary } from './proactive-summary.js';
+import type { PushSubscriptionKeys, StoredPushSubscription } from './push-subscription-repository.js';
+import type { NewReminder, Reminder, ReminderMode } from './reminder-repository.js';
+import type { TaintRecord } from './taint-repository.js';
+import type { Task, TaskFields, TaskStatus } from './task-repository.js';
+import type { TriggerEvent } from './trigger-repository.js';
+import type { UsageQuery, UsageRecord, UsageTotals } from './usage-repository.js';
+
+export type { ConsolidationStatusStore, SessionStore };
+
+/** Conversations and their messages, plus the titles the session lists show. */
+export interface ConversationStore extends SessionStore {
+  /** The first user words of each session (for lists); sessions without one are left out. */
+  sessionTitles(ids: readonly string[]): Map<string, string>;
+}
+
+/** Small string settings under free-form keys prefixed by their owner (`gateway.token_hash`). */
+export interface SettingsStore {
+  get(key: string): string | undefined;
+  /** Replaces any previous value. Idempotent. */
+  set(key: string, value: string): void;
+  /** True when the key existed. */
+  delete(key: string): boolean;
+}
+
+/** A pairing code given to an unknown sender of a chat platform. */
+export interface Pairing {
+  code: string;
+  channel: string;
+  senderId: string;
+  chatId: string;
+  senderName: string;
+  createdAt: number;
+  expiresAt: number;
+  approvedAt: number | null;
+}
+
+/** What came of asking for a pairing code. */
+export type PairingAsk =
+  | { kind: 'new'; pairing: Pairing }
+  | { kind: 'pending'; pairing: Pairing }
+  | { kind: 'full' }
+  | { kind: 'approved' };
+
+/** What platform channels keep across restarts: inbound ids already taken in, read cursors, pairings. */
+export interface ChannelStore {
+  /** Records a platform message id; true the first time it is seen for that channel and chat. */
+  firstSeen(channel: string, chatId: string, platformId: string, now: number): boolean;
+  cursor(channel: string, key: string): string | undefined;
+  setCursor(channel: string, key: string, value: string): void;
+  isPaired(channel: string, senderId: string): boolean;
+  askPairing(
+    request: { channel: string; senderId: string; chatId: string; senderName: string },
+    now: number,
+  ): PairingAsk;
+  listPairings(now: number): Pairing[];
+  approvePairing(code: string, now: number): Pairing | undefined;
+  revokePairing(match: { code: string } | { channel: string; senderId: string }): boolean;
+}
+
+/** The gate's audit log: every decision, appended. */
+export interface AuditStore {
+  /** @returns the entry's id. */
+  append(entry: NewAuditEntry): number;
+  list(query?: AuditQuery): AuditEntry[];
+}
+
+/** Approvals the owner gave for later calls (once, for a session, always). */
+export interface GrantStore {
+  add(grant: NewGrant): Grant;
+  active(sessionId?: string): Grant[];
+  /** Finds a grant covering the call and uses it up when it was for one call only, atomically. */
+  take(tool: string, target: string | undefined, sessionId: string): Grant | undefined;
+  revoke(id: string): boolean;
+}
+
+/** Which sessions read untrusted or private data (the first source of each kind is kept). */
+export interface TaintStore {
+  /** A second mark of the same kind keeps the first. Idempotent. */
+  mark(sessionId: string, kind: TaintRecord['kind'], source: string, at?: number): void;
+  untrustedSessions(): Set<string>;
+  of(sessionId: string): TaintRecord[];
+}
+
+/** Approval requests still waiting for the owner (asked again after a restart). */
+export interface PendingApprovalStore {
+  save(request: ApprovalRequest): void;
+  remove(id: string): void;
+  all(): ApprovalRequest[];
+}
+
+export interface MemoStore {
+  add(text: string): Memo;
+  get(id: number): Memo | undefined;
+  list(limit?: number, offset?: number): Memo[];
+  count(): number;
+  search(text: string, limit?: number): Memo[];
+  update(id: number, text: string): Memo | undefined;
+  delete(id: number): boolean;
+}
+
+export interface TaskStore {
+  create(fields: TaskFields & { title: string }): Task;
+  get(id: number): Task | undefined;
+  list(status?: TaskStatus | 'all', limit?: number): Task[];
+  countOpen(): number;
+  update(id: number, fields: TaskFields): Task | undefined;
+  complete(id: number): Task | undefined;
+  reopen(id: number): Task | undefined;
+  delete(id: number): boolean;
+}
+
+/** Vectors of past messages and HISTORY.md entries, by embedding model and content hash. */
+export interface EmbeddingStore {
+  unlinkedMessages(limit: number): SearchableMessage[];
+  link(rows: ReadonlyArray<{ rowid: number; hash: string }>): void;
+  messagesWithoutVector(model: string, limit: number): Array<{ hash: string; text: string }>;
+  missing(model: string, hashes: readonly string[]): string[];
+  useModel(model: string): void;
+  save(model: string, items: ReadonlyArray<{ hash: string; vector: readonly number[] }>): number;
+  nearestMessages(query: {
+    model: string;
+    vector: readonly number[];
+    limit: number;
+    maxDistance: number;
+    since?: number;
+    until?: number;
+  }): VectorMessageHit[];
+  distances(query: {
+    model: string;
+    vector: readonly number[];
+    hashes: readonly string[];
+  }): Map<string, number>;
+  collect(model: string, keep: readonly string[]): number;
+  counts(model: string): EmbeddingCounts;
+}
+
+/** Full-text search over the user and assistant messages of every session, best match first. */
+export interface MessageSearchStore {
+  /** Read-only; an empty or unsearchable query gives []. */
+  search(query: MessageSearchQuery): MessageHit[];
+}
+
+export interface ReminderStore {
+  create(reminder: NewReminder): Reminder;
+  get(id: number): Reminder | undefined;
+  list(which?: 'active' | 'all', limit?: number): Reminder[];
+  cancel(id: number): boolean;
+  update(
+    id: number,
+    changes: {
+      text?: string;
+      mode?: ReminderMode;
+      schedule?: { at?: number; cron?: string; timezone: string; nextAt: number };
+    },
+  ): Reminder | undefined;
+  due(now: number, limit?: number): Reminder[];
+  nextDue(): number | undefined;
+  /** Moves the reminder on only when its next time is still `expectedNext` (another process may have). */
+  advance(id: number, expectedNext: number, next: number | undefined): void;
+}
+
+/** Runs claimed under unique keys, their feed entries and deliveries. */
+export interface OutboxStore {
+  /**
+   * Claims a run under its unique key and runs `advance` (moving the item to its next occurrence) in the
+   * same unit of work; undefined (and nothing advanced) when the key was claimed before.
+   */
+  claim(claim: NewClaim, advance: () => void): OutboxRun | undefined;
+  get(id: number): OutboxRun | undefined;
+  bySourceKey(sourceKey: string): OutboxRun | undefined;
+  start(id: number): void;
+  /** Writes the outcome, the feed entry and one pending delivery per target at once. */
+  finish(
+    id: number,
+    ended: {
+      outcome: OutboxOutcome;
+      text: string;
+      error?: string;
+      targets: readonly string[];
+      feed?: boolean;
+    },
+  ): void;
+  unfinished(): OutboxRun[];
+  dueDeliveries(now: number, limit?: number): Delivery[];
+  nextDeliveryAt(): number | undefined;
+  markSent(id: number): void;
+  markAttempt(id: number, error: string, retryAt: number | undefined): void;
+  deliveriesOf(outboxId: number): Array<Pick<Delivery, 'target' | 'state' | 'attempts' | 'lastError'>>;
+  hasFeedEntry(outboxId: number): boolean;
+  feed(limit?: number, beforeId?: number): FeedItem[];
+  runsOf(kind: OutboxKind, ref: string, limit?: number): OutboxRun[];
+}
+
+/** The state of jobs.yaml's cron jobs (next run, manual run requests). */
+export interface CronJobStore {
+  sync(jobs: readonly JobToSync[], firstAfterNow: (job: JobToSync) => number | undefined): void;
+  get(name: string): CronJobState | undefined;
+  list(): CronJobState[];
+  due(now: number): CronJobState[];
+  nextDue(): number | undefined;
+  advance(name: string, from: number, next: number | undefined): void;
+  requestRun(job: Pick<JobToSync, 'name' | 'cron' | 'timezone'>, at: number): void;
+  clearRequest(name: string, requestedAt: number): void;
+}
+
+/** Events (a watched mail) the scheduler runs once each. */
+export interface TriggerStore {
+  /** False when the event was recorded before. */
+  record(event: Omit<TriggerEvent, 'id'>): boolean;
+  unclaimed(after: number, limit: number): TriggerEvent[];
+}
+
+/** Goals, their steps and proposals. Methods throw GoalError (`not_found`, `invalid`, `conflict`). */
+export interface GoalStore {
+  create(goal: NewGoal): GoalDetail;
+  list(which?: 'open' | 'all' | GoalStatus, limit?: number): Goal[];
+  get(id: number): GoalDetail | undefined;
+  update(id: number, changes: GoalChanges): GoalDetail;
+  addStep(goalId: number, step: ProposedStep): GoalStep;
+  updateStep(goalId: number, stepId: number, changes: StepChanges): GoalStep;
+  propose(goalId: number, proposal: { reason: string; steps: ProposedStep[] }): GoalProposal;
+  proposal(id: number): GoalProposal | undefined;
+  /** Replaces the whole plan with the proposal's steps in one unit of work. */
+  accept(proposalId: number): GoalDetail;
+  dismiss(proposalId: number): GoalProposal;
+  nextForPass(now: number): Goal | undefined;
+  nextPassAt(intervalMs: number): number | undefined;
+  recordPass(pass: { id: number; expectedPasses: number; at: number; intervalMs: number }): boolean;
+  dueCheckins(now: number, limit?: number): Goal[];
+  nextCheckinAt(): number | undefined;
+  advanceCheckin(id: number, expected: number, next: number | undefined): void;
+}
+
+/** Browsers subscribed to web push. */
+export interface PushSubscriptionStore {
+  add(subscription: PushSubscriptionKeys): StoredPushSubscription;
+  list(): StoredPushSubscription[];
+  count(): number;
+  remove(endpoint: string): boolean;
+  markOk(id: number): void;
+  markFailed(id: number): void;
+}
+
+/** The approved tool definitions of each MCP server (a changed definition is held until approved). */
+export interface McpPinStore {
+  check(server: string, hash: string, definitions: PinnedToolDefinition[]): PinCheck;
+  pending(server: string): PendingPin | undefined;
+  approvedHash(server: string): string | undefined;
+  approve(server: string): string | undefined;
+  forget(server: string): void;
+  heldServers(): string[];
+}
+
+/** Token usage per model call. */
+export interface UsageStore {
+  record(record: UsageRecord): void;
+  totals(query?: UsageQuery): UsageTotals;
+}
+
+/** Read-only figures of the whole home for `wren status`. */
+export interface StatusStore {
+  sessionCount(): number;
+  consolidation(): ConsolidationStatus;
+  proactive(): ProactiveSummary;
+}
