@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { createMemo, deleteMemo, listMemos, updateMemo } from '../api';
 import { Badge, Empty, PageHeader, Time } from '../components/common';
 import { EditableRow, EditForm, rowAction } from '../components/editable-row';
+import { Field } from '../components/field';
 import { FieldError } from '../components/field-error';
 import { Icon } from '../components/icons';
 import { ListSection } from '../components/list-section';
@@ -30,21 +31,15 @@ function NewMemo({ onAdded }: { onAdded: () => void }) {
   return (
     <form class="card form-card" onSubmit={submit} aria-labelledby="new-memo-title">
       <h2 id="new-memo-title">New memo</h2>
-      <div class="field">
-        <label for="memo-text" class="field-label">
-          Memo
-        </label>
+      <Field id="memo-text" label="Memo">
         <textarea
           id="memo-text"
           rows={3}
           value={text}
           onInput={(event) => setText(event.currentTarget.value)}
         />
-      </div>
-      <div class="field">
-        <label for="memo-tags" class="field-label">
-          Tags (optional)
-        </label>
+      </Field>
+      <Field id="memo-tags" label="Tags (optional)">
         <input
           id="memo-tags"
           value={tags}
@@ -55,7 +50,7 @@ function NewMemo({ onAdded }: { onAdded: () => void }) {
         <p id="memo-tags-hint" class="hint">
           Tags become #words in the memo’s text, so search finds them.
         </p>
-      </div>
+      </Field>
       <FieldError message={error} />
       <div class="form-actions">
         <button type="submit" class="btn primary" disabled={busy || !text.trim()}>

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { cancelReminder, createReminder, listReminders, updateReminder } from '../api';
 import { Badge, Empty, PageHeader, Time, useTicker } from '../components/common';
 import { EditableRow, EditForm, rowAction } from '../components/editable-row';
+import { Field } from '../components/field';
 import { FieldError } from '../components/field-error';
 import { ListSection } from '../components/list-section';
 import { useList } from '../components/use-list';
@@ -81,10 +82,7 @@ function NewReminder({ onAdded }: { onAdded: () => void }) {
     <form class="card form-card" onSubmit={submit} aria-labelledby="new-reminder-title">
       <h2 id="new-reminder-title">New reminder</h2>
       <div class="field-row">
-        <div class="field grow">
-          <label for="reminder-text" class="field-label">
-            Reminder
-          </label>
+        <Field id="reminder-text" grow label="Reminder">
           <input
             id="reminder-text"
             value={text}
@@ -93,11 +91,8 @@ function NewReminder({ onAdded }: { onAdded: () => void }) {
             maxLength={2000}
             onInput={(event) => setText(event.currentTarget.value)}
           />
-        </div>
-        <div class="field">
-          <label for="reminder-when" class="field-label">
-            When
-          </label>
+        </Field>
+        <Field id="reminder-when" label="When">
           <input
             id="reminder-when"
             value={when}
@@ -107,13 +102,10 @@ function NewReminder({ onAdded }: { onAdded: () => void }) {
             aria-describedby="reminder-when-hint"
             onInput={(event) => setWhen(event.currentTarget.value)}
           />
-        </div>
-        <div class="field">
-          <label for="reminder-mode" class="field-label">
-            Mode
-          </label>
+        </Field>
+        <Field id="reminder-mode" label="Mode">
           <ModeSelect id="reminder-mode" value={mode} onChange={setMode} />
-        </div>
+        </Field>
       </div>
       <p id="reminder-when-hint" class="hint">
         Write it as you would say it: {WHEN_HINT}. “Let Wren act” runs the text as a task with tools.
@@ -195,33 +187,24 @@ function ReminderEditForm({
       saveDisabled={edit.busy}
     >
       <div class="field-row">
-        <div class="field grow">
-          <label for={`${prefix}-text`} class="field-label">
-            Reminder
-          </label>
+        <Field id={`${prefix}-text`} grow label="Reminder">
           <input
             id={`${prefix}-text`}
             value={edit.text}
             onInput={(event) => edit.setText(event.currentTarget.value)}
           />
-        </div>
-        <div class="field">
-          <label for={`${prefix}-when`} class="field-label">
-            New time
-          </label>
+        </Field>
+        <Field id={`${prefix}-when`} label="New time">
           <input
             id={`${prefix}-when`}
             value={edit.when}
             placeholder="unchanged"
             onInput={(event) => edit.setWhen(event.currentTarget.value)}
           />
-        </div>
-        <div class="field">
-          <label for={`${prefix}-mode`} class="field-label">
-            Mode
-          </label>
+        </Field>
+        <Field id={`${prefix}-mode`} label="Mode">
           <ModeSelect id={`${prefix}-mode`} value={edit.mode} onChange={edit.setMode} />
-        </div>
+        </Field>
       </div>
     </EditForm>
   );

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { createTask, deleteTask, listTasks, type TaskFilter, updateTask } from '../api';
 import { Badge, Empty, PageHeader, Time } from '../components/common';
 import { EditableRow, EditForm, rowAction } from '../components/editable-row';
+import { Field } from '../components/field';
 import { FieldError } from '../components/field-error';
 import { ListSection } from '../components/list-section';
 import { useList } from '../components/use-list';
@@ -34,10 +35,7 @@ function TaskFields({
   return (
     <>
       <div class="field-row">
-        <div class="field grow">
-          <label for={`${prefix}-title`} class="field-label">
-            Title
-          </label>
+        <Field id={`${prefix}-title`} grow label="Title">
           <input
             id={`${prefix}-title`}
             value={title}
@@ -45,22 +43,16 @@ function TaskFields({
             maxLength={500}
             onInput={(event) => set('title', event.currentTarget.value)}
           />
-        </div>
-        <div class="field">
-          <label for={`${prefix}-due`} class="field-label">
-            Due
-          </label>
+        </Field>
+        <Field id={`${prefix}-due`} label="Due">
           <input
             id={`${prefix}-due`}
             value={due}
             placeholder="YYYY-MM-DD [HH:MM]"
             onInput={(event) => set('due', event.currentTarget.value)}
           />
-        </div>
-        <div class="field">
-          <label for={`${prefix}-priority`} class="field-label">
-            Priority
-          </label>
+        </Field>
+        <Field id={`${prefix}-priority`} label="Priority">
           <select
             id={`${prefix}-priority`}
             value={priority}
@@ -70,19 +62,16 @@ function TaskFields({
             <option value="normal">Normal</option>
             <option value="high">High</option>
           </select>
-        </div>
+        </Field>
       </div>
-      <div class="field">
-        <label for={`${prefix}-notes`} class="field-label">
-          Notes
-        </label>
+      <Field id={`${prefix}-notes`} label="Notes">
         <textarea
           id={`${prefix}-notes`}
           rows={2}
           value={notes}
           onInput={(event) => set('notes', event.currentTarget.value)}
         />
-      </div>
+      </Field>
     </>
   );
 }
@@ -123,10 +112,7 @@ function NewTask({ onAdded }: { onAdded: () => void }) {
         <TaskFields prefix="task-new" {...draft} set={set} />
       ) : (
         <div class="field-row">
-          <div class="field grow">
-            <label for="task-new-title" class="field-label">
-              Title
-            </label>
+          <Field id="task-new-title" grow label="Title">
             <input
               id="task-new-title"
               value={draft.title}
@@ -134,7 +120,7 @@ function NewTask({ onAdded }: { onAdded: () => void }) {
               placeholder="Renew passport"
               onInput={(event) => set('title', event.currentTarget.value)}
             />
-          </div>
+          </Field>
         </div>
       )}
       <FieldError message={error} />

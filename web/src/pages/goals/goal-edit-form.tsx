@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { EditForm } from '../../components/editable-row';
+import { Field } from '../../components/field';
 import type { GoalDetail } from '../../types';
 
 /** Title and reason of a goal, edited in place; `onSave` gets them trimmed (an empty reason as null). */
@@ -25,23 +26,17 @@ export function GoalEditForm({
       onDiscard={onDiscard}
       saveDisabled={!title.trim()}
     >
-      <div class="field">
-        <label for="goal-edit-title" class="field-label">
-          Goal
-        </label>
+      <Field id="goal-edit-title" label="Goal">
         <input id="goal-edit-title" value={title} onInput={(event) => setTitle(event.currentTarget.value)} />
-      </div>
-      <div class="field">
-        <label for="goal-edit-why" class="field-label">
-          Why
-        </label>
+      </Field>
+      <Field id="goal-edit-why" label="Why">
         <textarea
           id="goal-edit-why"
           rows={3}
           value={why}
           onInput={(event) => setWhy(event.currentTarget.value)}
         />
-      </div>
+      </Field>
     </EditForm>
   );
 }

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { createGoal } from '../../api';
+import { Field } from '../../components/field';
 import { FieldError } from '../../components/field-error';
 import { useSubmit } from '../../components/use-submit';
 import type { GoalDetail } from '../../types';
@@ -23,10 +24,7 @@ export function NewGoalForm({ onAdded }: { onAdded: (goal: GoalDetail) => void }
     <form class="card form-card" onSubmit={submit} aria-labelledby="new-goal-title">
       <h2 id="new-goal-title">New goal</h2>
       <div class="field-row">
-        <div class="field grow">
-          <label for="goal-title" class="field-label">
-            Goal
-          </label>
+        <Field id="goal-title" grow label="Goal">
           <input
             id="goal-title"
             value={title}
@@ -34,23 +32,17 @@ export function NewGoalForm({ onAdded }: { onAdded: (goal: GoalDetail) => void }
             placeholder="Run a half marathon"
             onInput={(event) => setTitle(event.currentTarget.value)}
           />
-        </div>
-        <div class="field">
-          <label for="goal-due" class="field-label">
-            Due date
-          </label>
+        </Field>
+        <Field id="goal-due" label="Due date">
           <input
             id="goal-due"
             type="date"
             value={dueDate}
             onInput={(event) => setDueDate(event.currentTarget.value)}
           />
-        </div>
+        </Field>
       </div>
-      <div class="field">
-        <label for="goal-why" class="field-label">
-          Why (optional)
-        </label>
+      <Field id="goal-why" label="Why (optional)">
         <textarea
           id="goal-why"
           rows={2}
@@ -58,7 +50,7 @@ export function NewGoalForm({ onAdded }: { onAdded: (goal: GoalDetail) => void }
           maxLength={2000}
           onInput={(event) => setWhy(event.currentTarget.value)}
         />
-      </div>
+      </Field>
       <FieldError message={error} />
       <div class="form-actions">
         <button type="submit" class="btn primary" disabled={busy || !title.trim()}>
