@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import type * as Api from './api-types.js';
 import type { GatewayOptions } from './gateway-options.js';
 import { problem } from './problem.js';
 
@@ -16,14 +17,14 @@ export function sessionHistoryRoutes(store: GatewayOptions['store']): Hono {
         const title = titles.get(session.id);
         return title ? { ...session, title } : session;
       }),
-    });
+    } satisfies Api.SessionList);
   });
 
   app.get('/api/sessions/:id/messages', async (c) => {
     const id = c.req.param('id');
     if (!(await store.getSession(id))) return c.json(problem('not_found', `No session ${id}.`), 404);
     const messages = await store.recentMessages(id, Number.MAX_SAFE_INTEGER);
-    return c.json({ session: id, messages });
+    return c.json({ session: id, messages } satisfies Api.SessionMessages);
   });
   return app;
 }
