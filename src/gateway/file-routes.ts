@@ -1,9 +1,9 @@
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
-import { openFileForRead } from '../tools/open-file-for-read.js';
-import { PathError } from '../tools/path-error.js';
-import { resolveInRoots } from '../tools/workspace-path.js';
+import { openFileForRead } from '../tools/fs/open-file-for-read.js';
+import { PathError } from '../tools/fs/path-error.js';
+import { resolveInRoots } from '../tools/fs/workspace-path.js';
 import { problem } from './problem.js';
 
 /** `text` percent-decoded, or undefined when it is no valid percent-encoding of UTF-8 (`%E0%A4%A`, `%ZZ`). */

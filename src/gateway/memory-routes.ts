@@ -1,13 +1,13 @@
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Context, Hono } from 'hono';
+import { type Context, type Handler, Hono } from 'hono';
 import { z } from 'zod';
 import { parseHistoryEntries } from '../memory/history-file.js';
 import { updateMarkdownFile } from '../memory/markdown-file.js';
 import { type MemorySearcher, searchMemory } from '../memory/memory-search.js';
 import type { MessageSearchStore } from '../store/open-stores.js';
-import { O_NOFOLLOW } from '../tools/open-folder.js';
+import { O_NOFOLLOW } from '../tools/fs/open-folder.js';
 import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 import { limitBody, validBody, wholeQuery } from './route-input.js';
@@ -131,6 +131,90 @@ export interface HistoryItem {
   sessionId?: string;
 }
 
+/** `GET /api/memory/history`: a page of HISTORY.md entries, newest first (see memoryRoutes). */
+function historyPage(options: MemoryRouteOptions): Handler {
+  return async (c) => {
+    const limit = wholeQuery(c, 'limit', 1, HISTORY_PAGE.max);
+    if (limit === 'bad')
+      return c.json(
+        problem('bad_request', `limit must be a whole number from 1 to ${HISTORY_PAGE.max}.`),
+        400,
+      );
+    const before = wholeQuery(c, 'before', 0, Number.MAX_SAFE_INTEGER);
+    if (before === 'bad')
+      return c.json(
+        problem('bad_request', 'before must be a cursor from an earlier answer (its next).'),
+        400,
+      );
+    const read = await readMemoryFile(options.workspace(), 'HISTORY.md');
+    if (read.kind === 'refused') return c.json(problem('forbidden', read.message), 403);
+    const all = read.kind === 'file' ? parseHistoryEntries(read.text) : [];
+    // The cursor is the file-order index of the oldest entry already shown: older ones come before it.
+    const end = Math.min(before ?? all.length, all.length);
+    const start = Math.max(0, end - (limit ?? HISTORY_PAGE.default));
+    const entries: HistoryItem[] = all
+      .slice(start, end)
+      .reverse()
+      .map((entry) => {
+        const at = /^\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?/.exec(entry.heading)?.[0];
+        return {
+          ...(at ? { at } : {}),
+          text: entry.body,
+          heading: entry.heading,
+          ...(entry.sessionId ? { sessionId: entry.sessionId } : {}),
+        };
+      });
+    return c.json({ entries, ...(start > 0 ? { next: String(start) } : {}) } satisfies Api.MemoryHistoryPage);
+  };
+}
+
+/** `GET /api/memory/search`: past messages and HISTORY.md entries, as `memory_search` finds them. */
+function searchHandler(options: MemoryRouteOptions): Handler {
+  return async (c) => {
+    const text = (c.req.query('q') ?? '').trim();
+    if (!text) return c.json(problem('bad_request', 'q must name the words to search for.'), 400);
+    if (text.length > MAX_QUERY_CHARS)
+      return c.json(problem('bad_request', `q must be at most ${MAX_QUERY_CHARS} characters.`), 400);
+    const limit = wholeQuery(c, 'limit', 1, SEARCH_LIMIT.max);
+    if (limit === 'bad')
+      return c.json(
+        problem('bad_request', `limit must be a whole number from 1 to ${SEARCH_LIMIT.max}.`),
+        400,
+      );
+    const since = c.req.query('since');
+    const until = c.req.query('until');
+    const badDay = [since, until].find((day) => day !== undefined && !DAY.test(day));
+    if (badDay !== undefined)
+      return c.json(problem('bad_request', `since and until are days as YYYY-MM-DD (got "${badDay}").`), 400);
+    const zone = options.timezone();
+    const query = {
+      text,
+      limit: limit ?? SEARCH_LIMIT.default,
+      ...(since ? { since } : {}),
+      ...(until ? { until } : {}),
+    };
+    const found = options.search
+      ? await options.search(query, c.req.raw.signal)
+      : searchMemory(
+          { messages: options.messages, workspace: options.workspace(), ...(zone ? { timezone: zone } : {}) },
+          query,
+        );
+    const results = [
+      ...found.history.map((entry) => ({
+        source: 'history' as const,
+        heading: entry.heading,
+        ...(entry.date ? { date: entry.date } : {}),
+        ...(entry.sessionId ? { sessionId: entry.sessionId } : {}),
+        excerpt: entry.excerpt,
+        score: entry.score,
+        ...(entry.match ? { match: entry.match } : {}),
+      })),
+      ...found.messages.map((hit) => ({ source: 'message' as const, ...hit })),
+    ];
+    return c.json({ results } satisfies Api.MemorySearchResults);
+  };
+}
+
 /**
  * The memory routes: the owner's four Markdown files (list, read, replace), HISTORY.md paged newest first,
  * and the search `memory_search` / `wren memory search` run.
@@ -200,82 +284,8 @@ export function memoryRoutes(options: MemoryRouteOptions): Hono {
     return c.json({ name, size } satisfies Api.MemoryFileWritten);
   });
 
-  app.get('/api/memory/history', async (c) => {
-    const limit = wholeQuery(c, 'limit', 1, HISTORY_PAGE.max);
-    if (limit === 'bad')
-      return c.json(
-        problem('bad_request', `limit must be a whole number from 1 to ${HISTORY_PAGE.max}.`),
-        400,
-      );
-    const before = wholeQuery(c, 'before', 0, Number.MAX_SAFE_INTEGER);
-    if (before === 'bad')
-      return c.json(
-        problem('bad_request', 'before must be a cursor from an earlier answer (its next).'),
-        400,
-      );
-    const read = await readMemoryFile(options.workspace(), 'HISTORY.md');
-    if (read.kind === 'refused') return c.json(problem('forbidden', read.message), 403);
-    const all = read.kind === 'file' ? parseHistoryEntries(read.text) : [];
-    // The cursor is the file-order index of the oldest entry already shown: older ones come before it.
-    const end = Math.min(before ?? all.length, all.length);
-    const start = Math.max(0, end - (limit ?? HISTORY_PAGE.default));
-    const entries: HistoryItem[] = all
-      .slice(start, end)
-      .reverse()
-      .map((entry) => {
-        const at = /^\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?/.exec(entry.heading)?.[0];
-        return {
-          ...(at ? { at } : {}),
-          text: entry.body,
-          heading: entry.heading,
-          ...(entry.sessionId ? { sessionId: entry.sessionId } : {}),
-        };
-      });
-    return c.json({ entries, ...(start > 0 ? { next: String(start) } : {}) } satisfies Api.MemoryHistoryPage);
-  });
+  app.get('/api/memory/history', historyPage(options));
 
-  app.get('/api/memory/search', async (c) => {
-    const text = (c.req.query('q') ?? '').trim();
-    if (!text) return c.json(problem('bad_request', 'q must name the words to search for.'), 400);
-    if (text.length > MAX_QUERY_CHARS)
-      return c.json(problem('bad_request', `q must be at most ${MAX_QUERY_CHARS} characters.`), 400);
-    const limit = wholeQuery(c, 'limit', 1, SEARCH_LIMIT.max);
-    if (limit === 'bad')
-      return c.json(
-        problem('bad_request', `limit must be a whole number from 1 to ${SEARCH_LIMIT.max}.`),
-        400,
-      );
-    const since = c.req.query('since');
-    const until = c.req.query('until');
-    const badDay = [since, until].find((day) => day !== undefined && !DAY.test(day));
-    if (badDay !== undefined)
-      return c.json(problem('bad_request', `since and until are days as YYYY-MM-DD (got "${badDay}").`), 400);
-    const zone = options.timezone();
-    const query = {
-      text,
-      limit: limit ?? SEARCH_LIMIT.default,
-      ...(since ? { since } : {}),
-      ...(until ? { until } : {}),
-    };
-    const found = options.search
-      ? await options.search(query, c.req.raw.signal)
-      : searchMemory(
-          { messages: options.messages, workspace: options.workspace(), ...(zone ? { timezone: zone } : {}) },
-          query,
-        );
-    const results = [
-      ...found.history.map((entry) => ({
-        source: 'history' as const,
-        heading: entry.heading,
-        ...(entry.date ? { date: entry.date } : {}),
-        ...(entry.sessionId ? { sessionId: entry.sessionId } : {}),
-        excerpt: entry.excerpt,
-        score: entry.score,
-        ...(entry.match ? { match: entry.match } : {}),
-      })),
-      ...found.messages.map((hit) => ({ source: 'message' as const, ...hit })),
-    ];
-    return c.json({ results } satisfies Api.MemorySearchResults);
-  });
+  app.get('/api/memory/search', searchHandler(options));
   return app;
 }

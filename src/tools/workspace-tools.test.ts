@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toolContext } from '../../test/support/tool-context.js';
 import type { ToolContext } from '../agent/tool.js';
+import { resolveWorkspacePath } from './fs/workspace-path.js';
 import { createListDirTool } from './list-dir/list-dir.js';
 import { createReadFileTool } from './read-file/read-file.js';
-import { resolveWorkspacePath } from './workspace-path.js';
 
 let workspace: string;
 let outside: string;

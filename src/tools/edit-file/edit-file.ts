@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
 import { toolSchema } from '../../agent/tool-schema.js';
-import { writeFileAtomicAsync } from '../atomic-write.js';
-import { openFileForRead } from '../open-file-for-read.js';
-import { PathError } from '../path-error.js';
-import { type ResolvedPath, resolveInRoots, shownPath } from '../workspace-path.js';
+import { writeFileAtomicAsync } from '../fs/atomic-write.js';
+import { openFileForRead } from '../fs/open-file-for-read.js';
+import { PathError } from '../fs/path-error.js';
+import { type ResolvedPath, resolveInRoots, shownPath } from '../fs/workspace-path.js';
 import { assessFileWrite, WRITE_CAP_BYTES } from '../write-file/write-file.js';
 import { missingMatchHint } from './closest-line.js';
 

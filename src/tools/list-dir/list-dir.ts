@@ -4,9 +4,9 @@ import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
 import { toolSchema } from '../../agent/tool-schema.js';
 import { revealHiddenCharacters } from '../../util/hidden-characters.js';
-import { type OpenedFolder, openFolder } from '../open-folder.js';
-import { PathError } from '../path-error.js';
-import { assessPath, type ResolvedPath, resolveInRoots, shownPath } from '../workspace-path.js';
+import { type OpenedFolder, openFolder } from '../fs/open-folder.js';
+import { PathError } from '../fs/path-error.js';
+import { assessPath, type ResolvedPath, resolveInRoots, shownPath } from '../fs/workspace-path.js';
 
 export const LIST_CAP_ENTRIES = 500;
 

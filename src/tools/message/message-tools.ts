@@ -3,8 +3,8 @@ import { type Tool, type ToolContext, ToolError } from '../../agent/tool.js';
 import { toolSchema } from '../../agent/tool-schema.js';
 import type { MessageBus } from '../../bus/message-bus.js';
 import type { Attachment } from '../../bus/messages.js';
-import { openFileForRead } from '../open-file-for-read.js';
-import { displayPath, resolveInRoots } from '../workspace-path.js';
+import { openFileForRead } from '../fs/open-file-for-read.js';
+import { displayPath, resolveInRoots } from '../fs/workspace-path.js';
 
 /** The largest file `send_file` delivers. */
 export const SEND_FILE_MAX_BYTES = 50 * 1024 * 1024;

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolContext } from '../../../test/support/tool-context.js';
 import type { ToolResult } from '../../agent/tool.js';
 import { createFileTools } from '../file-tools.js';
-import { openFileForRead } from '../open-file-for-read.js';
+import { openFileForRead } from '../fs/open-file-for-read.js';
 
 let base: string;
 let workspace: string;

@@ -2,15 +2,15 @@ import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
 import { toolSchema } from '../../agent/tool-schema.js';
-import { openFileForRead } from '../open-file-for-read.js';
-import { PathError } from '../path-error.js';
+import { openFileForRead } from '../fs/open-file-for-read.js';
+import { PathError } from '../fs/path-error.js';
 import {
   assessPath,
   insideWorkspace,
   type ResolvedPath,
   resolveInRoots,
   shownPath,
-} from '../workspace-path.js';
+} from '../fs/workspace-path.js';
 import { isPdf, PDF_CAP_BYTES, pdfText } from './pdf-text.js';
 
 /** The most characters one read returns; longer files are paged with offset/limit. */

@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolContext } from '../../../test/support/tool-context.js';
 import type { ToolResult } from '../../agent/tool.js';
-import { writeFileAtomicAsync } from '../atomic-write.js';
 import { createFileTools } from '../file-tools.js';
+import { writeFileAtomicAsync } from '../fs/atomic-write.js';
 
 let base: string;
 let workspace: string;

@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { type Tool, type ToolAssessment, ToolError } from '../../agent/tool.js';
 import { toolSchema } from '../../agent/tool-schema.js';
 import { secretFileName } from '../../util/secret-file-names.js';
-import { writeFileAtomicAsync } from '../atomic-write.js';
-import { displayPath, type ResolvedPath, resolveInRoots, shownPath } from '../workspace-path.js';
+import { writeFileAtomicAsync } from '../fs/atomic-write.js';
+import { displayPath, type ResolvedPath, resolveInRoots, shownPath } from '../fs/workspace-path.js';
 
 /** The largest content one write_file call accepts, in bytes (UTF-8). */
 export const WRITE_CAP_BYTES = 5 * 1024 * 1024;

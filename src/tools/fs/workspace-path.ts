@@ -1,7 +1,7 @@
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { ToolError } from '../agent/tool.js';
-import { revealHiddenCharacters } from '../util/hidden-characters.js';
+import { ToolError } from '../../agent/tool.js';
+import { revealHiddenCharacters } from '../../util/hidden-characters.js';
 
 const MAX_PATH_CHARS = 4096;
 

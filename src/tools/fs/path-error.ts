@@ -1,4 +1,4 @@
-import { ToolError } from '../agent/tool.js';
+import { ToolError } from '../../agent/tool.js';
 
 /** Why a file tool refused a path once it was opened (after resolution passed). */
 export type PathProblem =

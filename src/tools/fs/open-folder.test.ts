@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toolContext } from '../../test/support/tool-context.js';
-import { ToolError } from '../agent/tool.js';
-import { createFileTools } from './file-tools.js';
+import { toolContext } from '../../../test/support/tool-context.js';
+import { ToolError } from '../../agent/tool.js';
+import { createFileTools } from '../file-tools.js';
 import { descriptorPathsWork, openFolder } from './open-folder.js';
 import { PathError } from './path-error.js';
 
