@@ -1,5 +1,13 @@
 import type { ImagePart } from '../llm/types.js';
 
+/** The media types a model takes as images (a platform's declared content type, checked against this). */
+export const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+]);
+
 /**
  * The image type of `bytes` by its signature, for platforms that serve images without a trustworthy content
  * type (Feishu, WeCom); undefined for anything that is not PNG, JPEG, GIF or WebP.

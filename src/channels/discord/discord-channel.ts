@@ -13,12 +13,12 @@ import {
   parseApprovalButton,
 } from '../approval-text.js';
 import { fetchCapped } from '../fetch-capped.js';
+import { IMAGE_MEDIA_TYPES as IMAGE_TYPES } from '../image-type.js';
 import type { PlatformFile } from '../inbound-files.js';
 import { PlatformChannel } from '../platform-channel.js';
 import { type AdapterOptions, platformOptions } from '../platform-options.js';
 import type { DiscordConfig } from './discord-config.js';
 
-const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 /** Nobody is pinged by what Wren writes, whatever the model put in the text. */
 const NO_MENTIONS = { parse: [] as never[] };
 

@@ -4,6 +4,7 @@ import type { Transporter } from 'nodemailer';
 import picomatch from 'picomatch';
 import type { OutboundMessage } from '../../bus/messages.js';
 import { parseApprovalReply } from '../approval-text.js';
+import { IMAGE_MEDIA_TYPES as IMAGE_TYPES } from '../image-type.js';
 import type { PlatformFile } from '../inbound-files.js';
 import { PlatformChannel } from '../platform-channel.js';
 import { type AdapterOptions, platformOptions } from '../platform-options.js';
@@ -33,7 +34,6 @@ interface Thread {
   subject: string;
 }
 
-const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /**

@@ -8,13 +8,12 @@ import {
   parseApprovalButton,
 } from '../approval-text.js';
 import { fetchCapped } from '../fetch-capped.js';
+import { IMAGE_MEDIA_TYPES as IMAGE_TYPES } from '../image-type.js';
 import type { PlatformFile } from '../inbound-files.js';
 import { escapeSlack, toSlackMrkdwn } from '../markdown/to-slack-mrkdwn.js';
 import { PlatformChannel } from '../platform-channel.js';
 import { type AdapterOptions, platformOptions } from '../platform-options.js';
 import type { SlackConfig } from './slack-config.js';
-
-const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /** The fields of a Slack message event Wren reads. */
 interface SlackMessageEvent {
