@@ -75,7 +75,7 @@ export function createExecTool(options: ExecToolOptions): Tool {
   const analyse = async (args: ExecArgs, ctx: ToolContext) => {
     const cwd = await resolveWorkspacePath([ctx.workspace], args.cwd ?? '.');
     const context = { workspace: ctx.workspace, cwd, home, protectedPaths: options.protectedPaths?.() ?? [] };
-    // The analyser (some thirty modules) loads with the first command, not at start-up.
+    // The analyser (src/shell, some fifty modules) loads with the first command, not at start-up.
     const { analyseCommand } = await import('./analyse-command.js');
     return { cwd, analysis: await analyseCommand(args.command, context) };
   };
