@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { WrenApp } from './app.js';
 import { HttpChannel } from './channels/http/http-channel.js';
 import { BrowserSessions } from './gateway/browser-sessions.js';
-import { createGateway } from './gateway/create-gateway.js';
+import { createGateway, type GatewayOptions } from './gateway/create-gateway.js';
 import {
   isLocalToken,
   newGatewayRecord,
@@ -66,6 +66,59 @@ export interface ServedGateway {
 }
 
 /**
+ * Refuses to listen beyond loopback without a configured token, and a configured token that is too weak.
+ * @throws ConfigError naming the key and the variable.
+ */
+function checkExposure(host: string, configuredToken: string | undefined): void {
+  if (!isLoopbackHost(host) && !configuredToken) {
+    throw new ConfigError(
+      `refusing to listen on ${host} without a configured token: anyone who can reach this address could use ` +
+        'your assistant. Set gateway.token: ${WREN_GATEWAY_TOKEN} in config.yaml (and the variable in .env), or use 127.0.0.1.',
+      { keyPath: 'gateway.token', envVar: 'WREN_GATEWAY_TOKEN' },
+    );
+  }
+  if (configuredToken) checkTokenStrength(configuredToken, host);
+}
+
+/**
+ * What the gateway's route groups use of the app (everything but this run's channel, token and sign-ins).
+ * The web app's data and settings groups are imported on first use, so they cost the start nothing.
+ */
+function routeDeps(app: WrenApp, version: string) {
+  return {
+    store: app.sessions,
+    gate: app.gate,
+    fileRoots: app.fileRoots,
+    subagents: app.subagents,
+    onError: (error: Error) => app.logger.error({ err: error }, 'gateway request failed'),
+    startedAt: app.startedAt,
+    status: () => app.status(version),
+    proactive: {
+      reminders: app.proactive.reminders,
+      outbox: app.proactive.outbox,
+      wake: () => app.proactive.wake(),
+      timezone: () => app.config().agent.timezone,
+      defaultTargets: () => app.config().proactive.deliverTo,
+    },
+    goals: app.goals,
+    pairings: app.stores.channels,
+    nextDue: () => app.nextDue() ?? null,
+    redact: (text: string) => app.gate.redactor.text(text),
+    openAiApprovals: () => app.config().gateway.openaiCompat.approvals,
+    lazyRoutes: {
+      matches: (path: string) => LAZY_ROUTES.test(path),
+      load: async () => {
+        const [{ ownerDataRoutes }, { settingsPageRoutes }] = await Promise.all([
+          import('./app-owner-routes.js'),
+          import('./app-settings-routes.js'),
+        ]);
+        return [...ownerDataRoutes(app), ...settingsPageRoutes(app)];
+      },
+    },
+  } satisfies Partial<GatewayOptions>;
+}
+
+/**
  * Serves the app's HTTP API: checks the exposure (no token, no address beyond loopback; a short token is
  * refused), listens, settles the token (only once the port is ours, so a failed start never stores a token
  * nobody saw) and writes `gateway.json` for local commands.
@@ -76,14 +129,7 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
   const host = options.host ?? config.gateway.host;
   const port = options.port ?? config.gateway.port;
   const configuredToken = config.gateway.token || app.env['WREN_GATEWAY_TOKEN'] || undefined;
-  if (!isLoopbackHost(host) && !configuredToken) {
-    throw new ConfigError(
-      `refusing to listen on ${host} without a configured token: anyone who can reach this address could use ` +
-        'your assistant. Set gateway.token: ${WREN_GATEWAY_TOKEN} in config.yaml (and the variable in .env), or use 127.0.0.1.',
-      { keyPath: 'gateway.token', envVar: 'WREN_GATEWAY_TOKEN' },
-    );
-  }
-  if (configuredToken) checkTokenStrength(configuredToken, host);
+  checkExposure(host, configuredToken);
   const hosts = allowedHostnames(host, config.gateway.allowedHosts, hostname());
   let verify: ((presented: string) => boolean) | undefined;
   let record: ReturnType<typeof newGatewayRecord> | undefined;
@@ -95,44 +141,16 @@ export async function serveAppGateway(app: WrenApp, options: ServeOptions): Prom
   const browserSessions = new BrowserSessions(app.settings);
   const gatewayApp = createGateway({
     channel,
-    store: app.sessions,
     verifyToken: (presented) =>
       (record !== undefined && isLocalToken(record, presented)) || (verify?.(presented) ?? false),
     isLocalToken: (presented) => record !== undefined && isLocalToken(record, presented),
-    gate: app.gate,
-    fileRoots: app.fileRoots,
-    subagents: app.subagents,
-    onError: (error) => app.logger.error({ err: error }, 'gateway request failed'),
+    ...routeDeps(app, options.version),
     version: options.version,
-    startedAt: app.startedAt,
     allowedHosts: () => hosts,
     get instanceSecret() {
       return record?.secret;
     },
-    status: () => app.status(options.version),
-    proactive: {
-      reminders: app.proactive.reminders,
-      outbox: app.proactive.outbox,
-      wake: () => app.proactive.wake(),
-      timezone: () => app.config().agent.timezone,
-      defaultTargets: () => app.config().proactive.deliverTo,
-    },
-    goals: app.goals,
-    pairings: app.stores.channels,
     browserSessions,
-    nextDue: () => app.nextDue() ?? null,
-    redact: (text) => app.gate.redactor.text(text),
-    openAiApprovals: () => app.config().gateway.openaiCompat.approvals,
-    lazyRoutes: {
-      matches: (path) => LAZY_ROUTES.test(path),
-      load: async () => {
-        const [{ ownerDataRoutes }, { settingsPageRoutes }] = await Promise.all([
-          import('./app-owner-routes.js'),
-          import('./app-settings-routes.js'),
-        ]);
-        return [...ownerDataRoutes(app), ...settingsPageRoutes(app)];
-      },
-    },
     ...(options.webRoot !== undefined ? { webRoot: options.webRoot } : {}),
   });
   let running: RunningGateway;

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
@@ -50,6 +50,40 @@ const chatBody = z
   })
   .strict();
 
+/** The chat body as the channel's input, or the answer to a body that is not one (400, 413 for a long message). */
+async function readChatBody(
+  c: Context,
+): Promise<{ input: Parameters<HttpChannel['ask']>[0]; keepRunning: boolean | undefined } | Response> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    return c.json(
+      problem('bad_request', 'The body must be JSON: {"message": "...", "session": "optional id"}.'),
+      400,
+    );
+  }
+  const parsed = chatBody.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.join('.') || 'body';
+    const tooLong = issue?.code === 'too_big' && where === 'message';
+    return c.json(
+      problem(tooLong ? 'too_large' : 'bad_request', `${where}: ${issue?.message}`),
+      tooLong ? 413 : 400,
+    );
+  }
+  const { terminal, session, interactive, images, keepRunning } = parsed.data;
+  const input = {
+    text: parsed.data.message,
+    ...(session ? { session } : {}),
+    ...(terminal ? { terminal } : {}),
+    ...(interactive !== undefined ? { interactive } : {}),
+    ...(images ? { media: images.map((item) => ({ type: 'image' as const, ...item })) } : {}),
+  };
+  return { input, keepRunning };
+}
+
 /**
  * `POST /api/chat`: one owner message into the session (new when none is named); the answer as JSON, or as
  * server-sent events (deltas, tool progress, approvals of this session, then `done`/`error`) when the client
@@ -68,33 +102,9 @@ export function chatRoutes(channel: HttpChannel, redact: (text: string) => strin
   );
 
   app.post('/api/chat', async (c) => {
-    let raw: unknown;
-    try {
-      raw = await c.req.json();
-    } catch {
-      return c.json(
-        problem('bad_request', 'The body must be JSON: {"message": "...", "session": "optional id"}.'),
-        400,
-      );
-    }
-    const parsed = chatBody.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.join('.') || 'body';
-      const tooLong = issue?.code === 'too_big' && where === 'message';
-      return c.json(
-        problem(tooLong ? 'too_large' : 'bad_request', `${where}: ${issue?.message}`),
-        tooLong ? 413 : 400,
-      );
-    }
-    const { terminal, session, interactive, images, keepRunning } = parsed.data;
-    const input = {
-      text: parsed.data.message,
-      ...(session ? { session } : {}),
-      ...(terminal ? { terminal } : {}),
-      ...(interactive !== undefined ? { interactive } : {}),
-      ...(images ? { media: images.map((item) => ({ type: 'image' as const, ...item })) } : {}),
-    };
+    const read = await readChatBody(c);
+    if (read instanceof Response) return read;
+    const { input, keepRunning } = read;
     if (c.req.header('accept')?.includes('text/event-stream')) {
       return streamSSE(c, async (stream) => {
         const gone = new AbortController();

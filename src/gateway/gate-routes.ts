@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Handler, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { ApprovalEvent, OutboundMessage } from '../bus/messages.js';
@@ -38,6 +38,37 @@ export function approvalSse(event: ApprovalEvent): SseMessage {
   return event.type === 'approval-requested'
     ? { event: 'approval', data: JSON.stringify(event.request) }
     : { event: 'approval-resolved', data: JSON.stringify(event) };
+}
+
+/**
+ * `GET /api/events`: approvals, schedule changes, what Wren sends on its own and every conversation's activity
+ * as server-sent events. `?channel=cli`: a terminal attached to this gateway (`wren chat`) receives what Wren
+ * sends the terminal on its own; without it, what it sends on the API channel.
+ */
+function eventStream(http: GateRouteOptions['channel']): Handler {
+  return (c) => {
+    const channel = c.req.query('channel') === 'cli' ? 'cli' : 'api';
+    return streamSSE(c, async (stream) => {
+      const gone = new AbortController();
+      stream.onAbort(() => gone.abort(new Error('client disconnected')));
+      await stream.writeSSE({ event: 'ready', data: '{}' });
+      await pump(
+        stream,
+        (push) =>
+          http.watch(channel, {
+            approval: (event) => push(approvalSse(event)),
+            // When the scheduler next wakes, and new feed entries: a web app shows them live.
+            schedule: (event) => push({ event: event.type, data: JSON.stringify(event) }),
+            // What Wren sends on its own (the message/send_file tools, reminders, subagent reports).
+            message: (outbound) => push({ event: 'message', data: JSON.stringify(messageEvent(outbound)) }),
+            // Every conversation's turns (Telegram, Slack … included), so a web app can follow them live.
+            activity: (event) => push({ event: 'activity', data: JSON.stringify(event) }),
+          }),
+        new Promise(() => {}),
+        gone.signal,
+      );
+    });
+  };
 }
 
 /** Pending approvals, answers, grants, the audit log and the approval event stream. */
@@ -105,30 +136,6 @@ export function gateRoutes(options: GateRouteOptions): Hono {
     return c.json({ entries });
   });
 
-  // `?channel=cli`: a terminal attached to this gateway (`wren chat`) receives what Wren sends the terminal
-  // on its own; without it, what it sends on the API channel.
-  app.get('/api/events', (c) => {
-    const channel = c.req.query('channel') === 'cli' ? 'cli' : 'api';
-    return streamSSE(c, async (stream) => {
-      const gone = new AbortController();
-      stream.onAbort(() => gone.abort(new Error('client disconnected')));
-      await stream.writeSSE({ event: 'ready', data: '{}' });
-      await pump(
-        stream,
-        (push) =>
-          options.channel.watch(channel, {
-            approval: (event) => push(approvalSse(event)),
-            // When the scheduler next wakes, and new feed entries: a web app shows them live.
-            schedule: (event) => push({ event: event.type, data: JSON.stringify(event) }),
-            // What Wren sends on its own (the message/send_file tools, reminders, subagent reports).
-            message: (outbound) => push({ event: 'message', data: JSON.stringify(messageEvent(outbound)) }),
-            // Every conversation's turns (Telegram, Slack … included), so a web app can follow them live.
-            activity: (event) => push({ event: 'activity', data: JSON.stringify(event) }),
-          }),
-        new Promise(() => {}),
-        gone.signal,
-      );
-    });
-  });
+  app.get('/api/events', eventStream(options.channel));
   return app;
 }

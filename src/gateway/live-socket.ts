@@ -20,6 +20,54 @@ export interface LiveSocketOptions {
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 /**
+ * One socket's handlers: on open it sends `ready` and forwards the API channel's events as frames (closing a
+ * socket that buffers more than MAX_BUFFERED_BYTES) and files the socket under its signed-in browser in
+ * `bySession`; on close or error it stops watching.
+ */
+function socketEvents(
+  request: Request,
+  options: LiveSocketOptions,
+  bySession: Map<string, Set<WSContext>>,
+): WSEvents {
+  const session = options.sessionOf?.(request);
+  let stop = () => {};
+  return {
+    onOpen(_event, socket) {
+      if (session) {
+        const set = bySession.get(session) ?? new Set();
+        set.add(socket);
+        bySession.set(session, set);
+      }
+      const send = (type: string, data: unknown) => {
+        const raw = socket.raw as { bufferedAmount?: number } | undefined;
+        if ((raw?.bufferedAmount ?? 0) > MAX_BUFFERED_BYTES) {
+          socket.close(1013, 'too slow');
+          return;
+        }
+        socket.send(JSON.stringify({ type, data }));
+      };
+      send('ready', { nextDue: options.nextDue?.() ?? null });
+      stop = options.channel.watch('api', {
+        approval: (event) => {
+          const frame = approvalSse(event);
+          send(frame.event, JSON.parse(frame.data));
+        },
+        schedule: (event) => send(event.type, event),
+        message: (outbound) => send('message', messageEvent(outbound)),
+        activity: (event) => send('activity', event),
+      });
+    },
+    onClose(_event, socket) {
+      stop();
+      if (session) bySession.get(session)?.delete(socket);
+    },
+    onError() {
+      stop();
+    },
+  };
+}
+
+/**
  * `GET /ws`: the web app's live feed. The request passes the same Host/Origin guard and the same auth (token, or
  * session cookie plus its key as the subprotocol `wren-key.<key>`) as the API, and its Origin must be this
  * very origin (port included), before it is upgraded; a refused upgrade is answered with the refusal's status.
@@ -47,44 +95,7 @@ export function liveSocket(
     return library;
   };
 
-  const events = (c: { req: { raw: Request } }): WSEvents => {
-    const session = options.sessionOf?.(c.req.raw);
-    let stop = () => {};
-    return {
-      onOpen(_event, socket) {
-        if (session) {
-          const set = bySession.get(session) ?? new Set();
-          set.add(socket);
-          bySession.set(session, set);
-        }
-        const send = (type: string, data: unknown) => {
-          const raw = socket.raw as { bufferedAmount?: number } | undefined;
-          if ((raw?.bufferedAmount ?? 0) > MAX_BUFFERED_BYTES) {
-            socket.close(1013, 'too slow');
-            return;
-          }
-          socket.send(JSON.stringify({ type, data }));
-        };
-        send('ready', { nextDue: options.nextDue?.() ?? null });
-        stop = options.channel.watch('api', {
-          approval: (event) => {
-            const frame = approvalSse(event);
-            send(frame.event, JSON.parse(frame.data));
-          },
-          schedule: (event) => send(event.type, event),
-          message: (outbound) => send('message', messageEvent(outbound)),
-          activity: (event) => send('activity', event),
-        });
-      },
-      onClose(_event, socket) {
-        stop();
-        if (session) bySession.get(session)?.delete(socket);
-      },
-      onError() {
-        stop();
-      },
-    };
-  };
+  const events = (c: { req: { raw: Request } }) => socketEvents(c.req.raw, options, bySession);
 
   const routes = new Hono();
   routes.get(

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Context, Hono } from 'hono';
+import { type Context, type Handler, Hono } from 'hono';
 import { z } from 'zod';
 import type { ModelEntry } from '../config/config-schema.js';
 import { addModel, setEnvVar } from '../config/config-writer.js';
@@ -94,6 +94,7 @@ const request = z.strictObject({
   /** Save even when the test fails (e.g. a local server that is not running yet). */
   force: z.boolean().optional(),
 });
+type OnboardingRequest = z.infer<typeof request>;
 
 /** `POST /api/onboarding/models`: the server whose model list to show while the owner fills the form in. */
 const modelsRequest = z.strictObject({
@@ -129,6 +130,133 @@ function freeName(taken: ReadonlySet<string>): string {
 const bad = (c: Context, message: string) => c.json(problem('bad_request', message), 400);
 
 /**
+ * The key of a new model: the one given (checked for its shape, for a preset that takes one, for an environment
+ * variable that would win over it) or the one `.env`/the environment holds already; an answer when neither will do.
+ */
+function resolveKey(
+  c: Context,
+  body: OnboardingRequest,
+  preset: ProviderPreset | undefined,
+  { home, env }: OnboardingRouteOptions,
+): { key: string | undefined; keyVar: string | undefined; apiKey: string | undefined } | Response {
+  const custom = preset === undefined;
+  const key = body.key === '' ? undefined : body.key;
+  const keyVar = custom ? CUSTOM_KEY_VAR : preset?.apiKeyEnv;
+  const label = preset?.label ?? 'a custom server';
+  if (key !== undefined && !KEY_SHAPE.test(key))
+    return bad(
+      c,
+      'key: an API key is 8 or more printable characters without spaces, line breaks, quotes or ' +
+        'backslashes; nothing was saved.',
+    );
+  if (key !== undefined && !keyVar) return bad(c, `key: ${label} takes no API key; leave it out.`);
+  if (key !== undefined && preset?.auth === 'copilot') return bad(c, `key: ${COPILOT_SIGN_IN}`);
+  if (key !== undefined && keyVar && env[keyVar] !== undefined && env[keyVar] !== key) {
+    return c.json(
+      problem(
+        'conflict',
+        `${keyVar} is set in Wren's environment, which wins over .env, so the key given would not be used. ` +
+          `Unset ${keyVar} and restart Wren, or send no key to use the one in the environment.`,
+      ),
+      409,
+    );
+  }
+  // A preset's variable may be set already (then no key is needed); a custom server uses only a key given.
+  let existingKey: string | undefined;
+  try {
+    existingKey = preset?.apiKeyEnv
+      ? mergeEnv(readDotEnv(home), env)[preset.apiKeyEnv] || undefined
+      : undefined;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return c.json(problem('conflict', error.message), 409);
+  }
+  const apiKey = key ?? existingKey;
+  if (preset?.auth === 'copilot' && !apiKey) return bad(c, COPILOT_SIGN_IN);
+  if (preset?.apiKeyEnv && !apiKey)
+    return bad(c, `key: ${label} needs an API key (it is stored in .env as ${preset.apiKeyEnv}).`);
+  return { key, keyVar, apiKey };
+}
+
+/**
+ * The endpoint a new model would be (named after the ones config.yaml has, tested before it is saved); an
+ * answer when the model, the base URL or config.yaml does not allow one.
+ */
+function newEndpoint(
+  c: Context,
+  body: OnboardingRequest,
+  preset: ProviderPreset | undefined,
+  apiKey: string | undefined,
+  { home, env }: OnboardingRouteOptions,
+): { endpoint: EndpointConfig; name: string; model: string; baseUrl: string } | Response {
+  const model = body.model ?? preset?.exampleModel;
+  if (!model) return bad(c, 'model: give the model id the server serves.');
+  const baseUrl = body.baseUrl?.replace(/\/+$/, '') || preset?.baseUrl;
+  if (!baseUrl) return bad(c, 'baseUrl: give the server’s base URL up to the version, e.g. https://host/v1.');
+  if (!HTTP_URL.test(baseUrl) || !URL.canParse(baseUrl))
+    return bad(c, 'baseUrl: must be an http(s) URL such as https://api.example.com/v1.');
+
+  // The config must load as it is: the new entry is validated with the whole file when it is added.
+  let taken: Set<string>;
+  try {
+    taken = new Set(loadConfig(home, env).models.map((entry) => entry.name));
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const message = redactSecrets(error.message, apiKey ? [apiKey] : []);
+    return c.json(problem('conflict', `Fix config.yaml first: ${message}`), 409);
+  }
+  const name = freeName(taken);
+  const endpoint: EndpointConfig = {
+    name,
+    protocol: preset?.protocol ?? 'openai',
+    baseUrl,
+    ...(apiKey ? { apiKey } : {}),
+    model,
+    tags: ['default'],
+    priority: taken.size,
+    contextWindow: preset?.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+    maxOutputTokens: 4096,
+    enabled: true,
+    ...(preset?.headers ? { headers: { ...preset.headers } } : {}),
+    timeoutMs: TEST_TIMEOUT_MS,
+    vision: false,
+  };
+  if (preset?.auth === 'copilot') {
+    try {
+      endpoint.copilot = copilotAuth(mergeEnv(readDotEnv(home), env), baseUrl !== preset.baseUrl);
+    } catch (error) {
+      return c.json(problem('conflict', (error as Error).message), 409);
+    }
+  }
+  return { endpoint, name, model, baseUrl };
+}
+
+/** `POST /api/onboarding/models`: the models the server at `baseUrl` lists (its error, redacted, when it fails). */
+function serverModels(): Handler {
+  return async (c) => {
+    const parsed = await validBody(c, modelsRequest);
+    if (!parsed.ok) return parsed.response;
+    const { baseUrl, key } = parsed.value;
+    if (!HTTP_URL.test(baseUrl) || !URL.canParse(baseUrl))
+      return bad(c, 'baseUrl: must be an http(s) URL such as http://127.0.0.1:8080/v1.');
+    if (key !== undefined && key !== '' && !KEY_SHAPE.test(key))
+      return bad(
+        c,
+        'key: an API key is 8 or more printable characters without spaces, quotes or backslashes.',
+      );
+    const listed = await listServerModels(
+      { baseUrl, ...(key ? { apiKey: key } : {}), timeoutMs: LIST_TIMEOUT_MS },
+      c.req.raw.signal,
+    );
+    if (!listed.ok) {
+      const error = redactSecrets(listed.error, key ? [key] : []);
+      return c.json({ models: [], error } satisfies Api.ServerModelList);
+    }
+    return c.json({ models: listed.models } satisfies Api.ServerModelList);
+  };
+}
+
+/**
  * `GET /api/onboarding` (whether a model is needed, and the presets to choose from), `POST
  * /api/onboarding/models` (`{baseUrl, key?}` → `{models, error?}`: what that server lists) and `POST /api/onboarding`
  * (`{preset, key?, model?, baseUrl?, force?}`): builds the endpoint, tests it with one tiny request, and —
@@ -153,27 +281,7 @@ export function onboardingRoutes(options: OnboardingRouteOptions): Hono {
 
   // Asks only the URL the owner typed (http(s), no redirects, a short deadline, a capped body): never a
   // host Wren picks itself. The key, when given, is sent to that server only and never echoed.
-  app.post('/api/onboarding/models', limitBody(16 * 1024), async (c) => {
-    const parsed = await validBody(c, modelsRequest);
-    if (!parsed.ok) return parsed.response;
-    const { baseUrl, key } = parsed.value;
-    if (!HTTP_URL.test(baseUrl) || !URL.canParse(baseUrl))
-      return bad(c, 'baseUrl: must be an http(s) URL such as http://127.0.0.1:8080/v1.');
-    if (key !== undefined && key !== '' && !KEY_SHAPE.test(key))
-      return bad(
-        c,
-        'key: an API key is 8 or more printable characters without spaces, quotes or backslashes.',
-      );
-    const listed = await listServerModels(
-      { baseUrl, ...(key ? { apiKey: key } : {}), timeoutMs: LIST_TIMEOUT_MS },
-      c.req.raw.signal,
-    );
-    if (!listed.ok) {
-      const error = redactSecrets(listed.error, key ? [key] : []);
-      return c.json({ models: [], error } satisfies Api.ServerModelList);
-    }
-    return c.json({ models: listed.models } satisfies Api.ServerModelList);
-  });
+  app.post('/api/onboarding/models', limitBody(16 * 1024), serverModels());
 
   app.post('/api/onboarding', limitBody(64 * 1024), async (c) => {
     const parsed = await validBody(c, request);
@@ -184,82 +292,13 @@ export function onboardingRoutes(options: OnboardingRouteOptions): Hono {
     if (!custom && !preset)
       return bad(c, `preset must be one of ${PRESETS.map((choice) => choice.id).join(', ')}.`);
 
-    const key = body.key === '' ? undefined : body.key;
-    const keyVar = custom ? CUSTOM_KEY_VAR : preset?.apiKeyEnv;
-    const label = preset?.label ?? 'a custom server';
-    if (key !== undefined && !KEY_SHAPE.test(key))
-      return bad(
-        c,
-        'key: an API key is 8 or more printable characters without spaces, line breaks, quotes or ' +
-          'backslashes; nothing was saved.',
-      );
-    if (key !== undefined && !keyVar) return bad(c, `key: ${label} takes no API key; leave it out.`);
-    if (key !== undefined && preset?.auth === 'copilot') return bad(c, `key: ${COPILOT_SIGN_IN}`);
-    if (key !== undefined && keyVar && env[keyVar] !== undefined && env[keyVar] !== key) {
-      return c.json(
-        problem(
-          'conflict',
-          `${keyVar} is set in Wren's environment, which wins over .env, so the key given would not be used. ` +
-            `Unset ${keyVar} and restart Wren, or send no key to use the one in the environment.`,
-        ),
-        409,
-      );
-    }
-    // A preset's variable may be set already (then no key is needed); a custom server uses only a key given.
-    let existingKey: string | undefined;
-    try {
-      existingKey = preset?.apiKeyEnv
-        ? mergeEnv(readDotEnv(home), env)[preset.apiKeyEnv] || undefined
-        : undefined;
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      return c.json(problem('conflict', error.message), 409);
-    }
-    const apiKey = key ?? existingKey;
-    if (preset?.auth === 'copilot' && !apiKey) return bad(c, COPILOT_SIGN_IN);
-    if (preset?.apiKeyEnv && !apiKey)
-      return bad(c, `key: ${label} needs an API key (it is stored in .env as ${preset.apiKeyEnv}).`);
+    const keys = resolveKey(c, body, preset, options);
+    if (keys instanceof Response) return keys;
+    const { key, keyVar, apiKey } = keys;
 
-    const model = body.model ?? preset?.exampleModel;
-    if (!model) return bad(c, 'model: give the model id the server serves.');
-    const baseUrl = body.baseUrl?.replace(/\/+$/, '') || preset?.baseUrl;
-    if (!baseUrl)
-      return bad(c, 'baseUrl: give the server’s base URL up to the version, e.g. https://host/v1.');
-    if (!HTTP_URL.test(baseUrl) || !URL.canParse(baseUrl))
-      return bad(c, 'baseUrl: must be an http(s) URL such as https://api.example.com/v1.');
-
-    // The config must load as it is: the new entry is validated with the whole file when it is added.
-    let taken: Set<string>;
-    try {
-      taken = new Set(loadConfig(home, env).models.map((entry) => entry.name));
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      const message = redactSecrets(error.message, apiKey ? [apiKey] : []);
-      return c.json(problem('conflict', `Fix config.yaml first: ${message}`), 409);
-    }
-    const name = freeName(taken);
-    const endpoint: EndpointConfig = {
-      name,
-      protocol: preset?.protocol ?? 'openai',
-      baseUrl,
-      ...(apiKey ? { apiKey } : {}),
-      model,
-      tags: ['default'],
-      priority: taken.size,
-      contextWindow: preset?.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
-      maxOutputTokens: 4096,
-      enabled: true,
-      ...(preset?.headers ? { headers: { ...preset.headers } } : {}),
-      timeoutMs: TEST_TIMEOUT_MS,
-      vision: false,
-    };
-    if (preset?.auth === 'copilot') {
-      try {
-        endpoint.copilot = copilotAuth(mergeEnv(readDotEnv(home), env), baseUrl !== preset.baseUrl);
-      } catch (error) {
-        return c.json(problem('conflict', (error as Error).message), 409);
-      }
-    }
+    const built = newEndpoint(c, body, preset, apiKey, options);
+    if (built instanceof Response) return built;
+    const { endpoint, name, model, baseUrl } = built;
     const result = await testEndpoint(endpoint, c.req.raw.signal);
     const test = testView(result, apiKey);
     if (!result.ok && !body.force)

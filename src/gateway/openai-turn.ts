@@ -24,6 +24,25 @@ export interface OpenAiTurn {
   denied(): string[];
 }
 
+/** How `reply` ended, once it has (`'gone'` when it failed); `settled` runs when it ends, either way. */
+function trackOutcome(
+  reply: Promise<OutboundMessage>,
+  settled: () => void,
+): () => OutboundMessage | 'gone' | undefined {
+  let outcome: OutboundMessage | 'gone' | undefined;
+  void reply
+    .then(
+      (outbound) => {
+        outcome = outbound;
+      },
+      () => {
+        outcome = 'gone';
+      },
+    )
+    .finally(settled);
+  return () => outcome;
+}
+
 /**
  * Asks `channel` for one owner turn. With `deny`, the turn is not interactive (as `wren chat -m`): calls that
  * need approval are denied at once and collected for {@link deniedNote}; with `wait`, they wait for an answer
@@ -80,20 +99,10 @@ export function startOpenAiTurn(options: {
     onEvent,
     options.signal,
   ).reply;
-  let outcome: OutboundMessage | 'gone' | undefined;
-  void reply
-    .then(
-      (outbound) => {
-        outcome = outbound;
-      },
-      () => {
-        outcome = 'gone';
-      },
-    )
-    .finally(() => {
-      stopWatching();
-      markMoving();
-    });
+  const outcome = trackOutcome(reply, () => {
+    stopWatching();
+    markMoving();
+  });
   return {
     reply,
     moving,
@@ -111,7 +120,7 @@ export function startOpenAiTurn(options: {
       return streamed;
     },
     get outcome() {
-      return outcome;
+      return outcome();
     },
     denied: () => [...new Set(denied)],
   };

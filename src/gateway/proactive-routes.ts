@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Handler, Hono } from 'hono';
 import { z } from 'zod';
 import type { OutboxStore, ReminderStore } from '../store/ports.js';
 import type * as Api from './api-types.js';
@@ -39,6 +39,38 @@ const reminderChanges = z
     (changes) => Object.values(changes).some((value) => value !== undefined),
     'give text, when or mode to change',
   );
+
+/** `PATCH /api/reminders/:id`: changes an active reminder (see proactiveRoutes); its editor loads on first use. */
+function editReminderHandler(options: ProactiveRouteOptions, clock: () => number): Handler {
+  return async (c) => {
+    const given = c.req.param('id') ?? '';
+    const id = /^\d{1,15}$/.test(given) ? Number(given) : Number.NaN;
+    if (!(id > 0)) return c.json(problem('not_found', `No active reminder ${given}.`), 404);
+    let raw: unknown;
+    try {
+      raw = await c.req.json();
+    } catch {
+      return c.json(problem('bad_request', 'The body must be a JSON object.'), 400);
+    }
+    const parsed = reminderChanges.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return c.json(problem('bad_request', `${issue?.path.join('.') || 'body'}: ${issue?.message}`), 400);
+    }
+    const { editReminder } = await import('../proactive/edit-reminder.js');
+    const edited = editReminder(options.reminders, id, parsed.data, {
+      now: clock(),
+      timezone: options.timezone(),
+    });
+    if (!edited.ok)
+      return c.json(
+        problem(edited.missing ? 'not_found' : 'bad_request', edited.error),
+        edited.missing ? 404 : 400,
+      );
+    options.wake();
+    return c.json({ reminder: edited.reminder, description: edited.description } satisfies Api.ReminderSaved);
+  };
+}
 
 /**
  * `GET /api/reminders` (`?all=1` for done and cancelled), `POST /api/reminders` `{text, when, mode?,
@@ -85,34 +117,7 @@ export function proactiveRoutes(options: ProactiveRouteOptions): Hono {
       201,
     );
   });
-  app.patch('/api/reminders/:id', limitBody(), async (c) => {
-    const given = c.req.param('id');
-    const id = /^\d{1,15}$/.test(given) ? Number(given) : Number.NaN;
-    if (!(id > 0)) return c.json(problem('not_found', `No active reminder ${given}.`), 404);
-    let raw: unknown;
-    try {
-      raw = await c.req.json();
-    } catch {
-      return c.json(problem('bad_request', 'The body must be a JSON object.'), 400);
-    }
-    const parsed = reminderChanges.safeParse(raw);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return c.json(problem('bad_request', `${issue?.path.join('.') || 'body'}: ${issue?.message}`), 400);
-    }
-    const { editReminder } = await import('../proactive/edit-reminder.js');
-    const edited = editReminder(options.reminders, id, parsed.data, {
-      now: clock(),
-      timezone: options.timezone(),
-    });
-    if (!edited.ok)
-      return c.json(
-        problem(edited.missing ? 'not_found' : 'bad_request', edited.error),
-        edited.missing ? 404 : 400,
-      );
-    options.wake();
-    return c.json({ reminder: edited.reminder, description: edited.description } satisfies Api.ReminderSaved);
-  });
+  app.patch('/api/reminders/:id', limitBody(), editReminderHandler(options, clock));
   app.delete('/api/reminders/:id', (c) => {
     const id = Number(c.req.param('id'));
     if (!Number.isInteger(id) || !options.reminders.cancel(id))
