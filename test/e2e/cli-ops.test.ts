@@ -117,6 +117,17 @@ describe('wren doctor', () => {
 });
 
 describe('wren status and wren token', () => {
+  it('lists the chat platforms under channels, not the shared transcription settings', async () => {
+    const home = makeHome(
+      `${config}\nchannels:\n  telegram:\n    token: "1:abc"\n    owner: [42]\n  transcription:\n    base_url: http://127.0.0.1:9/v1\n    model: whisper-1\n`,
+    );
+    const status = JSON.parse((await runCli(['status', '--json'], env(home))).stdout) as {
+      channels: Array<{ name: string }>;
+    };
+    expect(status.channels.map((channel) => channel.name)).toEqual(['telegram']);
+    expect((await runCli(['status'], env(home))).stdout).not.toContain('transcription');
+  });
+
   it('shows the gateway down, the models, sessions and token usage', async () => {
     const home = makeHome(config);
     writeFileSync(join(home, 'config.yaml'), `${config}\ngateway:\n  port: 0\n`);

@@ -1,5 +1,6 @@
 import { withHome } from '../../app-home.js';
-import type { ChannelsConfig } from '../../channels/channels-config.js';
+import { type ChannelsConfig, platformConfig } from '../../channels/channels-config.js';
+import { platforms } from '../../channels/platform-registry.js';
 import { resolveEndpoints } from '../../config/load-config.js';
 import type { WrenConfig } from '../../config/wren-config.js';
 import { pickEmbeddingEndpoint } from '../../llm/embedding-endpoint.js';
@@ -238,10 +239,12 @@ function channelLines(
   configured: ChannelsConfig,
   live: LiveStatus['channels'],
 ): Array<{ name: string; state: string; display: string }> {
-  return Object.entries(configured).map(([name, section]) => {
+  // Only the platforms: `channels:` also holds shared settings such as `transcription`.
+  return platforms.flatMap(({ name }) => {
+    const section = platformConfig(configured, name);
+    if (!section) return [];
     const running = live?.find((channel) => channel.name === name);
-    if (!(section as { enabled: boolean }).enabled)
-      return { name, state: 'disabled', display: 'disabled in config.yaml' };
+    if (!section.enabled) return { name, state: 'disabled', display: 'disabled in config.yaml' };
     if (!running)
       return {
         name,
