@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
+import { gatedGateway } from '../../test/support/gated-gateway.js';
 import { gatedRuntime, recordingTool, until } from '../../test/support/gated-runtime.js';
 import { ScriptedModel } from '../../test/support/scripted-model.js';
 import { AgentRuntime } from '../agent/agent-runtime.js';
@@ -188,19 +189,7 @@ function gatedSetup() {
     gate: { secrets: { PW: 'pw-0123456789' } },
   });
   gated.push(setup.close);
-  const token = 'test-token-0123456789';
-  const app = createGateway({
-    channel: new HttpChannel({ bus: setup.bus }),
-    store: setup.store,
-    gate: setup.gate,
-    verifyToken: (presented) => presented === token,
-    status: () => ({}),
-    version: '9.9.9',
-    startedAt: Date.now(),
-  });
-  const auth = { authorization: `Bearer ${token}` };
-  const call = (path: string, init: RequestInit = {}) =>
-    app.request(path, { ...init, headers: { ...auth, 'content-type': 'application/json', ...init.headers } });
+  const { app, call } = gatedGateway(setup);
   const pending = async () =>
     ((await (await call('/api/approvals')).json()) as { pending: Array<Record<string, unknown>> }).pending;
   const firstPending = async () => {

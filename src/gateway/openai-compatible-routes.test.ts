@@ -3,15 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { gatedGateway, TEST_TOKEN as TOKEN } from '../../test/support/gated-gateway.js';
 import { gatedRuntime, recordingTool, until } from '../../test/support/gated-runtime.js';
 import { ScriptedModel } from '../../test/support/scripted-model.js';
-import { HttpChannel } from '../channels/http/http-channel.js';
 import type { ChatMessage } from '../llm/types.js';
-import { createGateway } from './create-gateway.js';
 import type { OpenAiApprovalMode } from './openai-turn.js';
 import { serveGateway } from './serve-gateway.js';
 
-const TOKEN = 'test-token-0123456789';
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
@@ -33,14 +31,7 @@ async function serve(options: { approvals?: OpenAiApprovalMode } = {}) {
   closers.push(setup.close);
   const webRoot = mkdtempSync(join(tmpdir(), 'wren-web-'));
   writeFileSync(join(webRoot, 'index.html'), '<!doctype html><title>app</title>');
-  const app = createGateway({
-    channel: new HttpChannel({ bus: setup.bus }),
-    store: setup.store,
-    gate: setup.gate,
-    verifyToken: (presented) => presented === TOKEN,
-    status: () => ({}),
-    version: '9.9.9',
-    startedAt: Date.now(),
+  const { app } = gatedGateway(setup, {
     webRoot,
     ...(options.approvals ? { openAiApprovals: () => options.approvals! } : {}),
   });

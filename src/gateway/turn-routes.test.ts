@@ -1,11 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { gatedGateway } from '../../test/support/gated-gateway.js';
 import { gatedRuntime, recordingTool, until } from '../../test/support/gated-runtime.js';
 import { ScriptedModel } from '../../test/support/scripted-model.js';
-import { HttpChannel } from '../channels/http/http-channel.js';
 import type { ChatModel, ModelEvent } from '../llm/types.js';
-import { createGateway } from './create-gateway.js';
 
-const TOKEN = 'test-token-0123456789';
 const SECRET = 'pw-0123456789';
 const closers: Array<() => Promise<void>> = [];
 
@@ -21,21 +19,7 @@ function setup(chatModel?: ChatModel) {
   });
   const runtime = gatedRuntime({ model: chatModel ?? model, tools: [lookup.tool, email.tool] });
   closers.push(runtime.close);
-  const app = createGateway({
-    channel: new HttpChannel({ bus: runtime.bus }),
-    store: runtime.store,
-    gate: runtime.gate,
-    verifyToken: (presented) => presented === TOKEN,
-    status: () => ({}),
-    version: '9.9.9',
-    startedAt: Date.now(),
-    redact: (text) => text.replaceAll(SECRET, '[secret]'),
-  });
-  const call = (path: string, init: RequestInit = {}) =>
-    app.request(path, {
-      ...init,
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', ...init.headers },
-    });
+  const { call } = gatedGateway(runtime, { redact: (text) => text.replaceAll(SECRET, '[secret]') });
   const chat = (body: Record<string, unknown>) =>
     call('/api/chat', {
       method: 'POST',
@@ -278,13 +262,6 @@ describe('turns that outlive their request', () => {
 async function createGatewayless(): Promise<number> {
   const runtime = gatedRuntime({ model: new ScriptedModel() });
   closers.push(runtime.close);
-  const app = createGateway({
-    channel: new HttpChannel({ bus: runtime.bus }),
-    store: runtime.store,
-    verifyToken: (presented) => presented === TOKEN,
-    status: () => ({}),
-    version: '9.9.9',
-    startedAt: Date.now(),
-  });
+  const { app } = gatedGateway(runtime);
   return (await app.request('/api/sessions/x/turn')).status;
 }
