@@ -1,4 +1,4 @@
-import { parseIp } from '../tools/net/ip-address.js';
+import { parseIp } from '../util/ip-address.js';
 
 /**
  * The host an operand of a network client names, when it names one without a scheme: `host`, `host:port`,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { blockedReason, parseIp } from '../net/ip-address.js';
+import { blockedReason, parseIp } from '../../util/ip-address.js';
 
 /** Names that mean this machine whatever /etc/hosts says (`*.localhost` resolves to loopback, RFC 6761). */
 const LOOPBACK_NAMES =

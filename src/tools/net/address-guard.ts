@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
+import { blockedReason, parseIp } from '../../util/ip-address.js';
 import type { AllowList } from './allow-list.js';
-import { blockedReason, parseIp } from './ip-address.js';
 
 /** One resolved address. */
 export interface ResolvedAddress {

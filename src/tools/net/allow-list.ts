@@ -1,4 +1,4 @@
-import { type IpBytes, inPrefix, parseIp } from './ip-address.js';
+import { type IpBytes, inPrefix, parseIp } from '../../util/ip-address.js';
 
 /** One parsed `web.fetch.allow` entry. */
 export type AllowEntry =

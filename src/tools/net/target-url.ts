@@ -1,5 +1,5 @@
 import { ToolError } from '../../agent/tool.js';
-import { parseIp } from './ip-address.js';
+import { parseIp } from '../../util/ip-address.js';
 
 /** A network failure or refusal, worded for the model (what happened, and what it can do next). */
 export class FetchError extends ToolError {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AddressGuard, AddressRefusedError, type Resolve } from './address-guard.js';
-import { AllowList, parseAllowEntry } from './allow-list.js';
+import { AddressGuard, AddressRefusedError, type Resolve } from '../tools/net/address-guard.js';
+import { AllowList, parseAllowEntry } from '../tools/net/allow-list.js';
 import { blockedReason, formatIp, parseIp } from './ip-address.js';
 
 describe('blockedReason', () => {
