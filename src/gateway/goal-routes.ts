@@ -5,6 +5,7 @@ import { GOAL_STATUSES, GoalError, STEP_STATUSES } from '../store/goal-records.j
 import type { GoalStore } from '../store/ports.js';
 import type * as Api from './api-types.js';
 import { problem } from './problem.js';
+import { validBody } from './route-input.js';
 
 const step = z
   .object({
@@ -46,23 +47,6 @@ const stepChanges = z
   .strict();
 
 const LIST_FILTERS = ['open', 'all', ...GOAL_STATUSES] as const;
-
-type Parsed<T> = { ok: true; value: T } | { ok: false; response: Response };
-
-/** The JSON body validated by `schema`, or the 400 answer saying what is wrong. */
-async function body<T>(c: Context, schema: z.ZodType<T>): Promise<Parsed<T>> {
-  let raw: unknown;
-  try {
-    raw = await c.req.json();
-  } catch {
-    return { ok: false, response: c.json(problem('bad_request', 'The body must be a JSON object.'), 400) };
-  }
-  const parsed = schema.safeParse(raw);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const issue = parsed.error.issues[0]!;
-  const where = issue.path.length ? `${issue.path.join('.')}: ` : '';
-  return { ok: false, response: c.json(problem('bad_request', `${where}${issue.message}`), 400) };
-}
 
 /** Drops keys whose value is undefined (zod keeps them; the repository reads absent as "unchanged"). */
 function defined<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
@@ -132,7 +116,7 @@ export function goalRoutes(
   });
 
   app.post('/api/goals', async (c) => {
-    const parsed = await body(c, newGoal);
+    const parsed = await validBody(c, newGoal);
     if (!parsed.ok) return parsed.response;
     return answer(c, () =>
       c.json(changed(goals.create(defined(parsed.value))) satisfies Api.GoalDetail, 201),
@@ -142,7 +126,7 @@ export function goalRoutes(
   app.patch('/api/goals/:id', async (c) => {
     const id = idParam(c, 'id');
     if (id === undefined) return badId(c, 'goal');
-    const parsed = await body(c, goalChanges);
+    const parsed = await validBody(c, goalChanges);
     if (!parsed.ok) return parsed.response;
     return answer(c, () => c.json(changed(goals.update(id, defined(parsed.value))) satisfies Api.GoalDetail));
   });
@@ -150,7 +134,7 @@ export function goalRoutes(
   app.post('/api/goals/:id/steps', async (c) => {
     const id = idParam(c, 'id');
     if (id === undefined) return badId(c, 'goal');
-    const parsed = await body(c, step);
+    const parsed = await validBody(c, step);
     if (!parsed.ok) return parsed.response;
     return answer(c, () => c.json(goals.addStep(id, defined(parsed.value)) satisfies Api.GoalStep, 201));
   });
@@ -159,7 +143,7 @@ export function goalRoutes(
     const id = idParam(c, 'id');
     const stepId = idParam(c, 'step');
     if (id === undefined || stepId === undefined) return badId(c, id === undefined ? 'goal' : 'step');
-    const parsed = await body(c, stepChanges);
+    const parsed = await validBody(c, stepChanges);
     if (!parsed.ok) return parsed.response;
     return answer(c, () =>
       c.json(goals.updateStep(id, stepId, defined(parsed.value)) satisfies Api.GoalStep),
