@@ -1,25 +1,21 @@
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import { ensureHome, makeHomePrivate } from './config/home.js';
 import { loadConfig } from './config/load-config.js';
 import type { WrenConfig } from './config/wren-config.js';
-import { openDatabase } from './store/open-database.js';
-import { openStores, type Stores } from './store/open-stores.js';
+import { openStoresAt, type Stores } from './store/open-stores.js';
 
-/** A home opened for one short command: its configuration, and its database on demand. */
+/** A home opened for one short command: its configuration, and its stores on demand. */
 export interface OpenedHome {
   readonly home: string;
   readonly config: WrenConfig;
   /** Paths `makeHomePrivate` tightened while opening (say so once). */
   readonly madePrivate: readonly string[];
-  /** The home's database, migrated to the current schema; opened on first use, closed by `close`. */
-  db(): Database.Database;
   /**
-   * The home's stores over that database (opened on first use like `db`), each repository built once;
-   * goals created without a zone take `agent.timezone`.
+   * The home's stores over `wren.db` (migrated to the current schema), opened on first use and closed by
+   * `close`; each store is built once, and goals created without a zone take `agent.timezone`.
    */
   stores(): Stores;
-  /** Closes the database if it was opened. Idempotent. */
+  /** Closes the stores (and the database file) if they were opened. Idempotent. */
   close(): void;
 }
 
@@ -33,27 +29,20 @@ export function openHome(home: string, options: { env?: NodeJS.ProcessEnv } = {}
   ensureHome(home);
   const madePrivate = makeHomePrivate(home);
   const config = loadConfig(home, options.env ?? process.env);
-  let db: Database.Database | undefined;
   let stores: Stores | undefined;
-  const opened: OpenedHome = {
+  return {
     home,
     config,
     madePrivate,
-    db() {
-      db ??= openDatabase(join(home, 'wren.db'));
-      return db;
-    },
     stores() {
-      stores ??= openStores(opened.db(), { timezone: () => config.agent.timezone });
+      stores ??= openStoresAt(join(home, 'wren.db'), { timezone: () => config.agent.timezone });
       return stores;
     },
     close() {
-      db?.close();
-      db = undefined;
+      stores?.close();
       stores = undefined;
     },
   };
-  return opened;
 }
 
 /** Runs `work` with an opened home and closes it afterwards, whatever happens. */

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import { AgentRuntime, type AgentSettings } from './agent/agent-runtime.js';
 import { ContextBuilder } from './agent/context-builder.js';
 import type { ToolRegistry } from './agent/tool-registry.js';
@@ -27,8 +26,7 @@ import { createMcpManager, type McpManager } from './mcp/mcp-manager.js';
 import { createMemory, type Memory } from './memory/create-memory.js';
 import type { Proactive } from './proactive/create-proactive.js';
 import { acquireHomeLock } from './store/home-lock.js';
-import { openDatabase } from './store/open-database.js';
-import { openStores, type Stores } from './store/open-stores.js';
+import { openStoresAt, type Stores } from './store/open-stores.js';
 import type { ConversationStore, GoalStore, SettingsStore } from './store/ports.js';
 import { stopSandboxProbes } from './tools/exec/sandbox.js';
 import { sweepOrphans } from './tools/exec/sweep-orphans.js';
@@ -79,7 +77,6 @@ export interface WrenApp {
   readonly settings: SettingsStore;
   /** Every repository of the home's database, each built once. */
   readonly stores: Stores;
-  readonly db: Database.Database;
   readonly gate: Gate;
   readonly memory: Memory;
   readonly mcp: McpManager;
@@ -156,9 +153,10 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
   const logger = options.logger ?? createLogger(home, config.log.level, redactor);
   const fallback = await modelFallback(options, config);
   const lock = options.lock ? acquireHomeLock(home) : undefined;
-  let db: Database.Database;
+  // Every store of the home, over one connection to wren.db; goals created without a zone take the owner's.
+  let stores: Stores;
   try {
-    db = openDatabase(join(home, 'wren.db'));
+    stores = openStoresAt(join(home, 'wren.db'), { timezone: () => config.agent.timezone });
   } catch (error) {
     lock?.release();
     throw error;
@@ -174,7 +172,6 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     if (retired) redactor.remove([retired]);
   });
   const pool = new EndpointPool({ endpoints });
-  const stores = openStores(db, { timezone: () => config.agent.timezone });
   const { sessions, settings } = stores;
   ensureWorkspaceFiles(config.workspace);
   const fileRoots = () => [config.workspace, ...config.tools.extraRoots];
@@ -391,7 +388,6 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     sessions,
     settings,
     stores,
-    db,
     gate,
     memory,
     mcp,

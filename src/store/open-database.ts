@@ -123,3 +123,24 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): D
   }
   return db;
 }
+
+/**
+ * Opens (creating and migrating when needed), checks and closes the database at `path`: what `wren doctor`
+ * asks of it. @throws StoreError as openDatabase does.
+ */
+export function checkDatabaseFile(path: string): void {
+  openDatabase(path).close();
+}
+
+/**
+ * Whether sqlite-vec loads in this process, tried on a throwaway in-memory connection (nothing on disk is
+ * touched); `path` overrides where the extension is found. Never throws.
+ */
+export function probeVectorSupport(path?: string): VectorSupport {
+  const db = openDatabase(':memory:', { migrate: false });
+  try {
+    return loadVectorExtension(db, path);
+  } finally {
+    db.close();
+  }
+}

@@ -9,7 +9,7 @@ import { GrantRepository } from './grant-repository.js';
 import { McpPinRepository } from './mcp-pin-repository.js';
 import { MemoRepository } from './memo-repository.js';
 import { searchMessages } from './message-search-repository.js';
-import { loadVectorExtension, type VectorSupport } from './open-database.js';
+import { loadVectorExtension, openDatabase, type VectorSupport } from './open-database.js';
 import { OutboxRepository } from './outbox-repository.js';
 import { PendingApprovalRepository } from './pending-approval-repository.js';
 import type {
@@ -100,6 +100,14 @@ function lazy<T extends object, K extends keyof T>(target: T, name: K, build: ()
       return value;
     },
   });
+}
+
+/**
+ * Opens the database file at `path` (created private and migrated when needed, see openDatabase) and builds
+ * the bundle over it; `close()` closes the file. @throws StoreError as openDatabase does.
+ */
+export function openStoresAt(path: string, options: StoresOptions = {}): Stores {
+  return openStores(openDatabase(path), options);
 }
 
 /** Builds the bundle over a migrated database (see openDatabase); the bundle owns the connection from now on. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app.js';
 import type { ScheduleEvent } from '../../src/bus/messages.js';
+import { openDatabase } from '../../src/store/open-database.js';
 import { ScriptedModel } from '../support/scripted-model.js';
 import { makeHome, waitFor } from '../support/wren-home.js';
 
@@ -67,7 +68,9 @@ describe('memory tidy in the app', () => {
     // No turn ran: the tidy is not a conversation.
     expect(await wren.sessions.listSessions(10)).toEqual([]);
     await waitFor(() => events.some((event) => event.type === 'feed'));
-    const usage = wren.db.prepare('SELECT endpoint, input_tokens AS input FROM usage').all();
+    const db = openDatabase(join(wren.home, 'wren.db'));
+    const usage = db.prepare('SELECT endpoint, input_tokens AS input FROM usage').all();
+    db.close();
     expect(usage).toEqual([{ endpoint: 'scripted', input: 10 }]);
   });
 

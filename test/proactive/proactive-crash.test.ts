@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withHome } from '../../src/app-home.js';
-import { ReminderRepository } from '../../src/store/reminder-repository.js';
+import { openDatabase } from '../../src/store/open-database.js';
 import { cliEnv, makeHome, type RunningWren, startWren, waitFor } from '../support/wren-home.js';
 
 /** What the webhook sink saw: one entry per POST, with the idempotency key. */
@@ -41,13 +43,23 @@ const REMINDERS = 150;
 /** Reminders come due this often, over the whole run, so kills land in claims, runs and deliveries. */
 const SPACING_MS = 400;
 
+/** Runs `use` on a connection of its own to the home's wren.db (raw counts the stores do not offer). */
+function withDatabase<T>(home: string, use: (db: Database.Database) => T): T {
+  const db = openDatabase(join(home, 'wren.db'));
+  try {
+    return use(db);
+  } finally {
+    db.close();
+  }
+}
+
 describe('reminders across kill -9', () => {
   it(`neither loses nor doubles a reminder over ${ITERATIONS} kills of the gateway at random points`, async () => {
     const home = makeHome(`proactive:\n  webhooks:\n    sink: { url: "${sinkUrl}" }\n`);
     const env = cliEnv(home);
     const start = Date.now() + 2_000;
     await withHome(home, (opened) => {
-      const reminders = new ReminderRepository(opened.db());
+      const reminders = opened.stores().reminders;
       for (let n = 0; n < REMINDERS; n++) {
         const at = start + n * SPACING_MS;
         reminders.create({
@@ -88,16 +100,16 @@ describe('reminders across kill -9', () => {
     console.log(
       `crash test: ${ITERATIONS} kills, ${REMINDERS} reminders, ${received.length} deliveries; ${resent} re-sent with the same key after a kill between sending and marking (the sink can drop those)`,
     );
-    const counts = await withHome(home, (opened) => ({
+    const counts = withDatabase(home, (db) => ({
       unfinished: (
-        opened.db().prepare("SELECT count(*) AS n FROM outbox WHERE state != 'done'").get() as { n: number }
+        db.prepare("SELECT count(*) AS n FROM outbox WHERE state != 'done'").get() as { n: number }
       ).n,
       pending: (
-        opened.db().prepare("SELECT count(*) AS n FROM deliveries WHERE state != 'sent'").get() as {
+        db.prepare("SELECT count(*) AS n FROM deliveries WHERE state != 'sent'").get() as {
           n: number;
         }
       ).n,
-      runs: (opened.db().prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n,
+      runs: (db.prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n,
     }));
     expect(counts).toEqual({ unfinished: 0, pending: 0, runs: REMINDERS });
   }, 600_000);

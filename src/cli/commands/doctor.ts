@@ -5,7 +5,7 @@ import type { WrenConfig } from '../../config/wren-config.js';
 import { isLoopbackHost } from '../../gateway/gateway-token.js';
 import { pickEmbeddingEndpoint } from '../../llm/embedding-endpoint.js';
 import { testEndpoint } from '../../llm/test-endpoint.js';
-import { loadVectorExtension, openDatabase, type VectorSupport } from '../../store/open-database.js';
+import { checkDatabaseFile, probeVectorSupport, type VectorSupport } from '../../store/open-database.js';
 import { checkSandbox, resolveSandbox } from '../../tools/exec/sandbox.js';
 import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
@@ -33,7 +33,7 @@ function checkConfig(home: string, checks: DoctorCheck[]): WrenConfig | undefine
 function checkDatabase(home: string, checks: DoctorCheck[]): void {
   const path = join(home, 'wren.db');
   try {
-    openDatabase(path).close();
+    checkDatabaseFile(path);
     checks.push({ id: 'database.ok', status: 'ok', message: `${path} passes quick_check` });
   } catch (error) {
     checks.push({ id: 'database.ok', status: 'fail', message: (error as Error).message });
@@ -121,17 +121,11 @@ export async function collectChecks(home: string): Promise<DoctorCheck[]> {
  */
 export function memorySearchCheck(
   config: WrenConfig,
-  load: (db: ReturnType<typeof openDatabase>) => VectorSupport = loadVectorExtension,
+  load: () => VectorSupport = probeVectorSupport,
 ): DoctorCheck | undefined {
   const endpoint = pickEmbeddingEndpoint(resolveEndpoints(config));
   if (!endpoint) return undefined;
-  const db = openDatabase(':memory:', { migrate: false });
-  let support: VectorSupport;
-  try {
-    support = load(db);
-  } finally {
-    db.close();
-  }
+  const support = load();
   return support.ok
     ? {
         id: 'memory.semantic_search',
