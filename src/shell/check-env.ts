@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { RUN_MARKER } from '../util/run-marker.js';
 import { checkGitEnvironment, harmlessProgram } from './check-git.js';
 import { hostOf, PROXY_VARIABLES } from './network-programs.js';
 import type { RuleHost } from './rule-host.js';
@@ -11,8 +12,8 @@ import {
   within,
 } from './shell-paths.js';
 
-/** The variable Wren's exec runtime marks every process of a run with (its clean-up finds them by it). */
-export const RUN_MARKER = 'WREN_EXEC_RUN';
+export { RUN_MARKER };
+
 /** Variables that make a shell, the loader or a common program run code or read config from elsewhere. */
 const CHANGES_WHAT_RUNS =
   /^(BASH_ENV|ENV|ZDOTDIR|PROMPT_COMMAND|LD_\w+|GCONV_PATH|LESSOPEN|LESSCLOSE|HOME|XDG_CONFIG_HOME|GIT_DIR|GIT_WORK_TREE|SHELLOPTS|BASHOPTS|PERL5OPT|PERL5DB|RUBYOPT|PYTHONSTARTUP|SUDO_ASKPASS|BROWSER)$/;

@@ -1,13 +1,11 @@
+import { RUN_MARKER } from '../../util/run-marker.js';
+
 /** Names whose values look like secrets: passed only when allow-listed by their exact name. */
 const SECRET_LIKE = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|COOKIE|SESSION|AUTH/i;
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
-/**
- * The variable `runProcess` adds to every command's environment (after this filter, which drops any
- * inherited `WREN_*`), set to an id unique to the run: every process the command starts inherits it, so
- * the processes can be found in `/proc/<pid>/environ` and stopped with the call.
- */
-export const RUN_MARKER = 'WREN_EXEC_RUN';
+// `runProcess` adds RUN_MARKER after this filter, which drops any inherited `WREN_*`.
+export { RUN_MARKER };
 
 /**
  * The environment a shell command runs with: PATH, HOME, LANG, TERM, plus the variables named in `allow`
