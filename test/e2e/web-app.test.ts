@@ -2,9 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeLlmServer, type RecordedRequest, startFakeLlmServer } from '../fakes/fake-llm-server.js';
-import { launchChromium, screenshot } from '../support/browser.js';
-import { cliEnv, makeHome, type RunningWren, startWren } from '../support/wren-home.js';
+import type { FakeLlmServer, RecordedRequest } from '../fakes/fake-llm-server.js';
+import { screenshot } from '../support/browser.js';
+import { afterTool, startWebGateway } from '../support/web-gateway.js';
+import type { RunningWren } from '../support/wren-home.js';
 
 const TOKEN = 'web-app-e2e-token-0123456789';
 let llm: FakeLlmServer;
@@ -16,12 +17,6 @@ let page: Page;
 /** Console errors and uncaught exceptions of every page (a CSP violation shows up here). Page-side code is
  * passed to `evaluate` as strings: this project's TypeScript has no DOM types outside web/. */
 const problems: string[] = [];
-
-/** True when the newest message of the request is a tool result (the model's second step). */
-function afterTool(request: RecordedRequest): boolean {
-  const messages = request.body?.messages as Array<{ role: string }> | undefined;
-  return messages?.at(-1)?.role === 'tool';
-}
 
 /** The fake model: one script per kind of message the tests send. */
 function answer(request: RecordedRequest) {
@@ -81,23 +76,11 @@ async function send(text: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  llm = await startFakeLlmServer();
-  llm.setHandler(answer);
-  home = makeHome(
-    [
-      'models:',
-      '  - name: fake',
-      '    protocol: openai',
-      `    base_url: ${llm.baseUrls.openai}`,
-      '    model: fake-model',
-      '    vision: true',
-      'tools:',
-      '  exec: { sandbox: none }',
-      '',
-    ].join('\n'),
-  );
-  wren = await startWren(cliEnv(home, { WREN_GATEWAY_TOKEN: TOKEN }));
-  browser = await launchChromium();
+  ({ llm, home, wren, browser } = await startWebGateway({
+    answer,
+    token: TOKEN,
+    modelKeys: ['vision: true'],
+  }));
   context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   page = await context.newPage();
   track(page);

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeLlmServer, type RecordedRequest, startFakeLlmServer } from '../fakes/fake-llm-server.js';
-import { launchChromium, screenshot } from '../support/browser.js';
-import { cliEnv, makeHome, type RunningWren, startWren } from '../support/wren-home.js';
+import type { FakeLlmServer, RecordedRequest } from '../fakes/fake-llm-server.js';
+import { screenshot } from '../support/browser.js';
+import { afterTool, startWebGateway } from '../support/web-gateway.js';
+import type { RunningWren } from '../support/wren-home.js';
 
 /**
  * What a new owner meets in the web app's first hour (issue 18): each test signs in its own page, so any one
@@ -20,11 +21,6 @@ let home: string;
 let browser: Browser;
 const problems: string[] = [];
 const contexts: BrowserContext[] = [];
-
-function afterTool(request: RecordedRequest): boolean {
-  const messages = request.body?.messages as Array<{ role: string }> | undefined;
-  return messages?.at(-1)?.role === 'tool';
-}
 
 function answer(request: RecordedRequest) {
   if (request.lastUserText.includes('touch the marker')) {
@@ -76,24 +72,11 @@ async function go(page: Page, label: string): Promise<void> {
 const visibleText = (page: Page) => page.evaluate<string>('document.body.innerText');
 
 beforeAll(async () => {
-  llm = await startFakeLlmServer();
-  llm.setHandler(answer);
-  home = makeHome(
-    [
-      'models:',
-      '  - name: fake',
-      '    protocol: openai',
-      `    base_url: ${llm.baseUrls.openai}`,
-      '    model: fake-model',
-      'agent:',
-      `  timezone: ${OWNER_ZONE}`,
-      'tools:',
-      '  exec: { sandbox: none }',
-      '',
-    ].join('\n'),
-  );
-  wren = await startWren(cliEnv(home, { WREN_GATEWAY_TOKEN: TOKEN }));
-  browser = await launchChromium();
+  ({ llm, home, wren, browser } = await startWebGateway({
+    answer,
+    token: TOKEN,
+    config: ['agent:', `  timezone: ${OWNER_ZONE}`],
+  }));
 }, 60_000);
 
 afterAll(async () => {

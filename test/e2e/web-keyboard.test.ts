@@ -2,9 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeLlmServer, type RecordedRequest, startFakeLlmServer } from '../fakes/fake-llm-server.js';
-import { launchChromium, screenshot } from '../support/browser.js';
-import { cliEnv, makeHome, type RunningWren, startWren } from '../support/wren-home.js';
+import type { FakeLlmServer, RecordedRequest } from '../fakes/fake-llm-server.js';
+import { screenshot } from '../support/browser.js';
+import { startWebGateway } from '../support/web-gateway.js';
+import type { RunningWren } from '../support/wren-home.js';
 
 /**
  * The web app driven by the keyboard alone: after `goto`, every step is a key press (Tab, Shift+Tab,
@@ -92,22 +93,7 @@ function focusInside(id: string): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  llm = await startFakeLlmServer();
-  llm.setHandler(answer);
-  home = makeHome(
-    [
-      'models:',
-      '  - name: fake',
-      '    protocol: openai',
-      `    base_url: ${llm.baseUrls.openai}`,
-      '    model: fake-model',
-      'tools:',
-      '  exec: { sandbox: none }',
-      '',
-    ].join('\n'),
-  );
-  wren = await startWren(cliEnv(home, { WREN_GATEWAY_TOKEN: TOKEN }));
-  browser = await launchChromium();
+  ({ llm, home, wren, browser } = await startWebGateway({ answer, token: TOKEN }));
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   page = await context.newPage();
   page.on('console', (message) => {

@@ -2,9 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeLlmServer, type RecordedRequest, startFakeLlmServer } from '../fakes/fake-llm-server.js';
-import { launchChromium, screenshot } from '../support/browser.js';
-import { cliEnv, makeHome, type RunningWren, startWren, waitFor } from '../support/wren-home.js';
+import type { FakeLlmServer, RecordedRequest } from '../fakes/fake-llm-server.js';
+import { screenshot } from '../support/browser.js';
+import { afterTool, startWebGateway } from '../support/web-gateway.js';
+import { type RunningWren, waitFor } from '../support/wren-home.js';
 
 /**
  * Web turns outlive the page: a reloaded or closed tab only stops watching a turn, which runs on in the
@@ -28,11 +29,6 @@ function hold() {
     release = resolve;
   });
   return { promise, release };
-}
-
-function afterTool(request: RecordedRequest): boolean {
-  const messages = request.body?.messages as Array<{ role: string }> | undefined;
-  return messages?.at(-1)?.role === 'tool';
 }
 
 /** Requests of the held second step received so far (to know the turn is waiting there). */
@@ -114,22 +110,7 @@ async function turnState(session: string): Promise<string | undefined> {
 }
 
 beforeAll(async () => {
-  llm = await startFakeLlmServer();
-  llm.setHandler(answer);
-  home = makeHome(
-    [
-      'models:',
-      '  - name: fake',
-      '    protocol: openai',
-      `    base_url: ${llm.baseUrls.openai}`,
-      '    model: fake-model',
-      'tools:',
-      '  exec: { sandbox: none }',
-      '',
-    ].join('\n'),
-  );
-  wren = await startWren(cliEnv(home, { WREN_GATEWAY_TOKEN: TOKEN }));
-  browser = await launchChromium();
+  ({ llm, home, wren, browser } = await startWebGateway({ answer, token: TOKEN }));
   context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
 }, 60_000);
 
