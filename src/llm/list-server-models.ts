@@ -1,4 +1,5 @@
 import { createDeadline } from '../util/create-deadline.js';
+import { modelListIds } from './model-list-ids.js';
 
 /** What `listServerModels` found: the model ids, or a sentence saying why there are none. */
 export type ServerModels = { ok: true; models: string[] } | { ok: false; error: string };
@@ -117,19 +118,11 @@ function modelIds(text: string): string[] | undefined {
   } catch {
     return undefined;
   }
-  if (typeof body !== 'object' || body === null) return undefined;
-  const record = body as { data?: unknown; models?: unknown };
-  const list = Array.isArray(record.data)
-    ? record.data
-    : Array.isArray(record.models)
-      ? record.models
-      : undefined;
-  if (!list) return undefined;
+  const listed = modelListIds(body);
+  if (!listed) return undefined;
   const ids = new Set<string>();
-  for (const item of list) {
-    const entry = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
-    const id = entry['id'] ?? entry['name'] ?? entry['model'];
-    if (typeof id === 'string' && MODEL_ID.test(id)) ids.add(id);
+  for (const id of listed) {
+    if (MODEL_ID.test(id)) ids.add(id);
     if (ids.size >= MAX_MODELS) break;
   }
   return [...ids];

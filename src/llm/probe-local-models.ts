@@ -1,4 +1,5 @@
 import { createDeadline } from '../util/create-deadline.js';
+import { modelListIds } from './model-list-ids.js';
 
 /** A local server to look for. */
 export interface ProbeTarget {
@@ -67,30 +68,11 @@ async function probeTarget(
       await response.body?.cancel();
       return undefined;
     }
-    const models = modelIds(await response.json());
+    const models = modelListIds(await response.json());
     return models ? { preset: target.preset, baseUrl: base, models } : undefined;
   } catch {
     return undefined;
   } finally {
     deadline.dispose();
   }
-}
-
-/** Ollama: `{models: [{name}]}`; OpenAI-compatible: `{data: [{id}]}`. Undefined for anything else. */
-function modelIds(body: unknown): string[] | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const record = body as { models?: unknown; data?: unknown };
-  const list = Array.isArray(record.data)
-    ? record.data
-    : Array.isArray(record.models)
-      ? record.models
-      : undefined;
-  if (!list) return undefined;
-  return list
-    .map((item: unknown) => {
-      const entry = (item ?? {}) as { id?: unknown; name?: unknown; model?: unknown };
-      const id = entry.id ?? entry.name ?? entry.model;
-      return typeof id === 'string' ? id : undefined;
-    })
-    .filter((id): id is string => id !== undefined);
 }
