@@ -1,5 +1,4 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { AuditStore } from './ports.js';
 
 /** One gate decision as recorded. `args` is JSON with secrets already redacted by the caller. */
 export interface AuditEntry {
@@ -51,7 +50,7 @@ interface AuditRow {
  * The append-only audit log of gate decisions. Rows are never changed or removed (the schema's triggers
  * refuse it). Every method is synchronous.
  */
-export class AuditRepository implements AuditStore {
+export class AuditRepository {
   private readonly insert: Statement;
 
   constructor(private readonly db: Database) {

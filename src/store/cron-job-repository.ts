@@ -1,5 +1,4 @@
 import type { Database } from 'better-sqlite3';
-import type { CronJobStore } from './ports.js';
 
 /** Where one cron job stands (schema v7); its definition lives in jobs.yaml. */
 export interface CronJobState {
@@ -51,7 +50,7 @@ function toState(row: Row): CronJobState {
  * is due" is one range of a partial index, however many jobs there are. Any process of a home may write
  * here (`wren jobs run` while `wren start` runs): the running scheduler sees the change at its next tick.
  */
-export class CronJobRepository implements CronJobStore {
+export class CronJobRepository {
   constructor(
     private readonly db: Database,
     private readonly now: () => number = Date.now,

@@ -1,5 +1,4 @@
 import type { Database } from 'better-sqlite3';
-import type { EmbeddingStore } from './ports.js';
 
 /** A searchable message and its text (schema v2 `message_search`). */
 export interface SearchableMessage {
@@ -46,7 +45,7 @@ const toBlob = (vector: readonly number[]) => Buffer.from(new Float32Array(vecto
  * in `settings`), rebuilt from `embeddings` whenever that changes, so a Wren without the extension never has
  * to touch it. Writes are synchronous and each is one transaction.
  */
-export class EmbeddingRepository implements EmbeddingStore {
+export class EmbeddingRepository {
   constructor(
     private readonly db: Database,
     private readonly clock: () => number = Date.now,

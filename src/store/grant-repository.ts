@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import type { GrantStore } from './ports.js';
 
 /**
  * A standing approval, bound to a tool and (when the tool names one) a target: for exec the program name, for
@@ -50,7 +49,7 @@ export function targetCovers(granted: string | undefined, target: string | undef
 }
 
 /** Stored grants. Rows are never deleted: revoking or consuming marks them, so history stays. */
-export class GrantRepository implements GrantStore {
+export class GrantRepository {
   constructor(
     private readonly db: Database,
     private readonly clock: () => number = Date.now,

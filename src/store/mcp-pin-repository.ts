@@ -1,5 +1,4 @@
 import type { Database } from 'better-sqlite3';
-import type { McpPinStore } from './ports.js';
 
 /** One tool definition as it is hashed and pinned. */
 export interface PinnedToolDefinition {
@@ -38,7 +37,7 @@ interface PinRow {
  * Pins of MCP servers' tool definitions (table `mcp_tool_pins`, schema v4). Every method is synchronous and
  * atomic; the pin of a server is its most recently approved hash.
  */
-export class McpPinRepository implements McpPinStore {
+export class McpPinRepository {
   constructor(
     private readonly db: Database,
     private readonly clock: () => number = Date.now,

@@ -1,6 +1,5 @@
 import type { Database } from 'better-sqlite3';
 import { toFtsQuery } from './fts-query.js';
-import type { MemoStore } from './ports.js';
 
 export interface Memo {
   id: number;
@@ -24,7 +23,7 @@ const toMemo = (row: MemoRow): Memo => ({
 });
 
 /** Notes the owner keeps through Wren (`memo` tool, `wren memo`), schema v2 `memos` + FTS5 `memo_search`. */
-export class MemoRepository implements MemoStore {
+export class MemoRepository {
   constructor(
     private readonly db: Database,
     private readonly now: () => number = Date.now,

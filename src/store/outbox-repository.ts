@@ -1,5 +1,4 @@
 import type { Database } from 'better-sqlite3';
-import type { OutboxStore } from './ports.js';
 
 /** What kind of item an outbox run belongs to. */
 export type OutboxKind = 'reminder' | 'cron' | 'heartbeat' | 'goal' | 'checkin' | 'trigger' | 'tidy';
@@ -136,7 +135,7 @@ export interface NewClaim {
  * pending delivery per target in one transaction; `markSent` confirms a delivery. After a crash,
  * `unfinished` lists the runs to run again and `dueDeliveries` what to send again.
  */
-export class OutboxRepository implements OutboxStore {
+export class OutboxRepository {
   constructor(
     private readonly db: Database,
     private readonly now: () => number = Date.now,

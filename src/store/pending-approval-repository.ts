@@ -1,6 +1,12 @@
 import type Database from 'better-sqlite3';
 import type { ApprovalRequest } from '../bus/messages.js';
-import type { PendingApprovalStore } from './ports.js';
+
+/** The port (see ports.ts): approval requests still waiting for the owner, asked again after a restart. */
+export interface PendingApprovalStore {
+  save(request: ApprovalRequest): void;
+  remove(id: string): void;
+  all(): ApprovalRequest[];
+}
 
 /** Approval requests waiting for the owner (schema v10), kept across restarts. */
 export class PendingApprovalRepository implements PendingApprovalStore {

@@ -6,8 +6,6 @@
  *
  * Consumers import these types (or `Stores`), never a repository class.
  */
-import type { SessionStore } from '../agent/session-store.js';
-import type { ApprovalRequest } from '../bus/messages.js';
 import type { AuditEntry, AuditQuery, NewAuditEntry } from './audit-repository.js';
 import type { ConsolidationStatus, ConsolidationStatusStore } from './consolidation-status-repository.js';
 import type { CronJobState, JobToSync } from './cron-job-repository.js';
@@ -34,13 +32,10 @@ import type { Task, TaskFields, TaskStatus } from './task-repository.js';
 import type { TriggerEvent } from './trigger-repository.js';
 import type { UsageQuery, UsageRecord, UsageTotals } from './usage-repository.js';
 
-export type { ConsolidationStatusStore, SessionStore };
-
-/** Conversations and their messages, plus the titles the session lists show. */
-export interface ConversationStore extends SessionStore {
-  /** The first user words of each session (for lists); sessions without one are left out. */
-  sessionTitles(ids: readonly string[]): Map<string, string>;
-}
+// Two ports sit beside their implementation, since their records are the agent's and the bus's types.
+export type { PendingApprovalStore } from './pending-approval-repository.js';
+export type { ConversationStore } from './sqlite-session-store.js';
+export type { ConsolidationStatusStore };
 
 /** Small string settings under free-form keys prefixed by their owner (`gateway.token_hash`). */
 export interface SettingsStore {
@@ -108,13 +103,6 @@ export interface TaintStore {
   mark(sessionId: string, kind: TaintRecord['kind'], source: string, at?: number): void;
   untrustedSessions(): Set<string>;
   of(sessionId: string): TaintRecord[];
-}
-
-/** Approval requests still waiting for the owner (asked again after a restart). */
-export interface PendingApprovalStore {
-  save(request: ApprovalRequest): void;
-  remove(id: string): void;
-  all(): ApprovalRequest[];
 }
 
 export interface MemoStore {

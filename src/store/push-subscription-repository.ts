@@ -1,5 +1,4 @@
 import type { Database } from 'better-sqlite3';
-import type { PushSubscriptionStore } from './ports.js';
 
 /** What a browser's `PushSubscription.toJSON()` gives, minus `expirationTime`. */
 export interface PushSubscriptionKeys {
@@ -45,7 +44,7 @@ function toSubscription(row: Row): StoredPushSubscription {
  * {@link MAX_PUSH_SUBSCRIPTIONS} are kept: the add that goes past it drops the oldest in the same
  * transaction. Callers validate what they add (see `parsePushSubscription` in proactive/web-push.ts).
  */
-export class PushSubscriptionRepository implements PushSubscriptionStore {
+export class PushSubscriptionRepository {
   constructor(
     private readonly db: Database,
     private readonly now: () => number = Date.now,

@@ -1,5 +1,4 @@
 import type { Database } from 'better-sqlite3';
-import type { ReminderStore } from './ports.js';
 
 export type ReminderMode = 'notify' | 'agent';
 export type ReminderStatus = 'active' | 'done' | 'cancelled';
@@ -79,7 +78,7 @@ function toReminder(row: Row): Reminder {
  * tick costs the same with ten reminders or a hundred thousand. Every process of a home may write here (the
  * CLI while `wren start` runs): the running scheduler sees the change at its next tick.
  */
-export class ReminderRepository implements ReminderStore {
+export class ReminderRepository {
   constructor(
     private readonly db: Database,
     private readonly now: () => number = Date.now,

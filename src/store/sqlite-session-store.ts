@@ -6,10 +6,10 @@ import {
   type NewMessage,
   type PendingConsolidation,
   type SessionRecord,
+  type SessionStore,
   type StoredMessage,
 } from '../agent/session-store.js';
 import type { ChatMessage } from '../llm/types.js';
-import type { ConversationStore } from './ports.js';
 import { StoreError } from './store-error.js';
 
 interface SessionRow {
@@ -86,6 +86,12 @@ const wholeTokens = (tokens: number): number =>
 
 /** Rows fetched per step when walking a session backwards to fill a token budget. */
 const BUDGET_BATCH = 256;
+
+/** The port (see ports.ts): conversations and their messages, plus the titles the session lists show. */
+export interface ConversationStore extends SessionStore {
+  /** The first user words of each session (for lists); sessions without one are left out. */
+  sessionTitles(ids: readonly string[]): Map<string, string>;
+}
 
 /**
  * The SessionStore over SQLite (a database opened and migrated by `openDatabase`). Statements are prepared

@@ -1,5 +1,4 @@
 import type { Database } from 'better-sqlite3';
-import type { TaintStore } from './ports.js';
 
 export interface TaintRecord {
   kind: 'untrusted' | 'private';
@@ -8,7 +7,7 @@ export interface TaintRecord {
 }
 
 /** Which sessions read untrusted or private data (one row per session and kind: the first source). */
-export class TaintRepository implements TaintStore {
+export class TaintRepository {
   constructor(private readonly db: Database) {}
 
   /** Records that `sessionId` is tainted; a second mark of the same kind keeps the first. Idempotent. */

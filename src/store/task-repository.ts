@@ -1,5 +1,4 @@
 import type { Database } from 'better-sqlite3';
-import type { TaskStore } from './ports.js';
 
 export type TaskPriority = 'low' | 'normal' | 'high';
 export type TaskStatus = 'open' | 'done';
@@ -69,7 +68,7 @@ export function normalizeDue(text: string): string {
 const OPEN_ORDER = `due IS NULL, due, CASE priority WHEN 'high' THEN 0 WHEN 'normal' THEN 1 ELSE 2 END, id`;
 
 /** To-dos (`task` tool, `wren task`), schema v2 `tasks`. Open tasks sort by due date, then priority. */
-export class TaskRepository implements TaskStore {
+export class TaskRepository {
   constructor(
     private readonly db: Database,
     private readonly now: () => number = Date.now,

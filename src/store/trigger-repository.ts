@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
 import type { OutboxPayload } from './outbox-repository.js';
-import type { TriggerStore } from './ports.js';
 
 export interface TriggerEvent {
   id: number;
@@ -25,7 +24,7 @@ interface Row {
  * whatever saw it moves on (a mailbox cursor), and is later claimed into the outbox under the same key — so
  * each event runs once, across crashes on either side.
  */
-export class TriggerRepository implements TriggerStore {
+export class TriggerRepository {
   constructor(private readonly db: Database.Database) {}
 
   /** Stores an event; false when its key was seen before. */
