@@ -114,6 +114,7 @@ export async function runMemoryBench(turns = 200): Promise<MemoryBenchResult> {
         id: `t${i}`,
         channel: 'bench',
         senderId: 'owner',
+        fromOwner: true,
         chatId: 'bench',
         text: `Turn ${i}: let us talk about topic ${i}, with enough words to make the history grow steadily.`,
       });

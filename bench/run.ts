@@ -62,7 +62,14 @@ async function helloTokens(): Promise<{
   const llm = await startFakeLlmServer();
   const app = await createApp({ home: home(modelConfig(llm.baseUrls.openai)) });
   try {
-    await app.bus.request({ id: 'hi', channel: 'cli', senderId: 'owner', chatId: 'bench', text: 'hi' });
+    await app.bus.request({
+      id: 'hi',
+      channel: 'cli',
+      senderId: 'owner',
+      fromOwner: true,
+      chatId: 'bench',
+      text: 'hi',
+    });
     const body = llm.lastRequest!.body as {
       messages: Array<{ role: string; content: string }>;
       tools?: unknown[];
@@ -114,6 +121,7 @@ async function overhead(turns: number): Promise<{ p50: number; p99: number }> {
         id: `t${i}`,
         channel: 'cli',
         senderId: 'owner',
+        fromOwner: true,
         chatId: 'bench',
         text: `message ${i}`,
       });
