@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { TokenStore } from './gateway-token.js';
+import type { TokenStore } from './token-store.js';
 
 /** The session cookie's name. HttpOnly and SameSite=Strict: page scripts never see it, other sites never send it. */
 export const SESSION_COOKIE = 'wren_session';

@@ -1,11 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { endBrowserSessions } from './browser-sessions.js';
+import type { TokenStore } from './token-store.js';
 
-/** Where the token's hash is kept between runs (the settings table in production). */
-export interface TokenStore {
-  get(key: string): string | undefined;
-  set(key: string, value: string): void;
-}
+export type { TokenStore };
 
 const HASH_KEY = 'gateway.token_sha256';
 
