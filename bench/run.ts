@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createApp } from '../src/app.js';
+import { createApp } from '../src/app/create-app.js';
 import { estimateTokens } from '../src/llm/token-estimate.js';
 import type { ChatModel, ModelEvent } from '../src/llm/types.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../test/fakes/fake-llm-server.js';

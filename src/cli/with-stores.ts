@@ -1,4 +1,4 @@
-import type { OpenedHome } from '../app-home.js';
+import type { OpenedHome } from '../app/open-home.js';
 import type { Stores } from '../store/open-stores.js';
 
 /**
@@ -10,6 +10,6 @@ export async function withStores<T>(
   home: string,
   work: (stores: Stores, opened: OpenedHome) => T | Promise<T>,
 ): Promise<T> {
-  const { withHome } = await import('../app-home.js');
+  const { withHome } = await import('../app/open-home.js');
   return withHome(home, (opened) => work(opened.stores(), opened));
 }

@@ -1,5 +1,5 @@
-import { createDeadline } from '../util/create-deadline.js';
 import type { Delivery } from '../store/outbox-repository.js';
+import { createDeadline } from '../util/create-deadline.js';
 import type { ProactiveConfig } from './proactive-config.js';
 import type { Deliverer } from './run-executor.js';
 

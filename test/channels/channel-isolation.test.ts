@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/app/create-app.js';
 import { startFakeSlack } from '../fakes/fake-slack-server.js';
 import { startFakeTelegram } from '../fakes/fake-telegram-server.js';
 import { ScriptedModel } from '../support/scripted-model.js';

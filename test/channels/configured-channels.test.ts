@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configuredChannels } from '../../src/app-channels.js';
+import { configuredChannels } from '../../src/app/configured-channels.js';
 import { MessageBus } from '../../src/bus/message-bus.js';
 import type { InboundMessage } from '../../src/bus/messages.js';
 import type { ChannelLedger, PairingAsk } from '../../src/channels/channel-ledger.js';

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type WrenApp } from '../../src/app.js';
+import { createApp, type WrenApp } from '../../src/app/create-app.js';
 import {
   type FakeDiscord,
   GUILD_CHANNEL,

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type WrenApp } from '../../src/app.js';
+import { createApp, type WrenApp } from '../../src/app/create-app.js';
 import { type SmtpSink, startSmtpSink } from '../fakes/smtp-sink.js';
 import { type Dovecot, startDovecot } from '../support/dovecot.js';
 import { ScriptedModel } from '../support/scripted-model.js';

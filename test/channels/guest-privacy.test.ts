@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/app/create-app.js';
 import type { ModelRequest } from '../../src/llm/types.js';
 import { startFakeTelegram } from '../fakes/fake-telegram-server.js';
 import { ScriptedModel } from '../support/scripted-model.js';

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type WrenApp } from '../../src/app.js';
+import { createApp, type WrenApp } from '../../src/app/create-app.js';
 import { approvalButtonData } from '../../src/channels/approval-text.js';
 import type { TelegramChannel } from '../../src/channels/telegram/telegram-channel.js';
 import { BOT, type FakeTelegram, startFakeTelegram } from '../fakes/fake-telegram-server.js';

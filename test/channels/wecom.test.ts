@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type WrenApp } from '../../src/app.js';
+import { createApp, type WrenApp } from '../../src/app/create-app.js';
 import { type FakeWecom, startFakeWecom } from '../fakes/fake-wecom-server.js';
 import { ScriptedModel } from '../support/scripted-model.js';
 import { makeHome, waitFor } from '../support/wren-home.js';

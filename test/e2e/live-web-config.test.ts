@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolContext } from '../../src/agent/tool.js';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/app/create-app.js';
 import { waitFor } from '../support/wren-home.js';
 
 describe('live config for the web tools', () => {

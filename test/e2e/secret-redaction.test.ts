@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/app/create-app.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
 
 let llm: FakeLlmServer;

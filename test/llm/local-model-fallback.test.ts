@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/app/create-app.js';
 import { noModelHelp } from '../../src/cli/no-model-help.js';
 import { findLocalEndpoint } from '../../src/llm/find-local-endpoint.js';
 import { probeLocalModels } from '../../src/llm/probe-local-models.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createApp, type WrenApp } from '../../src/app.js';
+import { createApp, type WrenApp } from '../../src/app/create-app.js';
 import { runStatus } from '../../src/cli/commands/status.js';
 import { type FakeEmbeddingServer, startFakeEmbeddingServer } from '../fakes/fake-embedding-server.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';

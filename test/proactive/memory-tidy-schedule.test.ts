@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tidyOutcome } from '../../src/app-memory-tidy.js';
+import { tidyOutcome } from '../../src/app/wire-memory-tidy.js';
 import { MemoryTidy, type TidyStage } from '../../src/memory/tidy/memory-tidy.js';
 import { createRunExecutor } from '../../src/proactive/run-executor.js';
 import { Scheduler } from '../../src/proactive/scheduler.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withHome } from '../../src/app-home.js';
+import { withHome } from '../../src/app/open-home.js';
 import { openDatabase } from '../../src/store/open-database.js';
 import { cliEnv, makeHome, type RunningWren, startWren, waitFor } from '../support/wren-home.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createApp } from '../../app.js';
+import { createApp } from '../../app/create-app.js';
 import type { ChannelBus } from '../../channels/channel-bus.js';
 import { TerminalChannel } from '../../channels/terminal/terminal-channel.js';
 import { runTerminalChat } from '../../channels/terminal/terminal-chat.js';

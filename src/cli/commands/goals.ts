@@ -34,7 +34,7 @@ async function withGoals(
   work: (context: GoalCommandContext) => number,
 ): Promise<number> {
   const io = deps.io ?? { stdout: process.stdout, stderr: process.stderr };
-  const { withHome } = await import('../../app-home.js');
+  const { withHome } = await import('../../app/open-home.js');
   const { GoalError } = await import('../../store/goal-records.js');
   try {
     return await withHome(home, (opened) => {

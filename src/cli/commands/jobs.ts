@@ -58,7 +58,7 @@ async function nudgeScheduler(home: string): Promise<boolean> {
 
 /** Runs `work` with a JobsView of `home`; a ConfigError or StoreError becomes exit code 2. */
 async function withView(home: string, work: (view: JobsView) => Promise<void>): Promise<void> {
-  const { withHome } = await import('../../app-home.js');
+  const { withHome } = await import('../../app/open-home.js');
   const { reportFailure } = await import('../report-failure.js');
   try {
     await withHome(home, (opened) =>

@@ -27,7 +27,7 @@ async function withHome(
   home: string,
   run: (opened: { config: WrenConfig; stores: Stores; timezone: string }) => Promise<number> | number,
 ) {
-  const { withHome: withOpened } = await import('../../app-home.js');
+  const { withHome: withOpened } = await import('../../app/open-home.js');
   return withOpened(home, (opened) =>
     run({ config: opened.config, stores: opened.stores(), timezone: opened.config.agent.timezone }),
   );

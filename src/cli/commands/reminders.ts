@@ -56,7 +56,7 @@ export function registerReminderCommands(program: Command, home: () => string): 
           : options.every !== undefined
             ? `every ${options.every.replace(/^every\s+/i, '')}`
             : options.at!;
-      const { withHome } = await import('../../app-home.js');
+      const { withHome } = await import('../../app/open-home.js');
       const { addReminder } = await import('../../proactive/add-reminder.js');
       const added = await withHome(home(), (opened) =>
         addReminder(

@@ -1,4 +1,4 @@
-import { createApp } from '../../app.js';
+import { createApp } from '../../app/create-app.js';
 import { checkSandbox, resolveSandbox } from '../../tools/exec/sandbox.js';
 import { noModelHelp } from '../no-model-help.js';
 import { MustFixError } from '../report-failure.js';

@@ -1,4 +1,4 @@
-import { withHome } from '../../app-home.js';
+import { withHome } from '../../app/open-home.js';
 import { type ChannelsConfig, platformConfig } from '../../channels/channels-config.js';
 import { platforms } from '../../channels/platform-registry.js';
 import { resolveEndpoints } from '../../config/load-config.js';

@@ -1,6 +1,6 @@
-import type { MessageBus } from './bus/message-bus.js';
-import type { ApprovalRequest } from './bus/messages.js';
-import type { ApprovalResult } from './gate/approval-broker.js';
+import type { MessageBus } from '../bus/message-bus.js';
+import type { ApprovalRequest } from '../bus/messages.js';
+import type { ApprovalResult } from '../gate/approval-broker.js';
 
 /**
  * The owner answered (or let expire) a question that waited through a restart; its turn is gone. Approved:

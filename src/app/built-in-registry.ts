@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
-import type { ToolRegistry } from './agent/tool-registry.js';
-import { channelSecrets } from './channels/channels-config.js';
-import type { WrenConfig } from './config/wren-config.js';
-import { GroupedToolRegistry } from './mcp/grouped-tool-registry.js';
-import { createExecTool } from './tools/exec/exec-tool.js';
-import { runMarkerPrefix } from './tools/exec/sweep-orphans.js';
-import { createFileTools } from './tools/file-tools.js';
-import { createWebTools } from './tools/net/web-tools.js';
-import { readDotEnv } from './util/interpolate.js';
+import type { ToolRegistry } from '../agent/tool-registry.js';
+import { channelSecrets } from '../channels/channels-config.js';
+import type { WrenConfig } from '../config/wren-config.js';
+import { GroupedToolRegistry } from '../mcp/grouped-tool-registry.js';
+import { createExecTool } from '../tools/exec/exec-tool.js';
+import { runMarkerPrefix } from '../tools/exec/sweep-orphans.js';
+import { createFileTools } from '../tools/file-tools.js';
+import { createWebTools } from '../tools/net/web-tools.js';
+import { readDotEnv } from '../util/interpolate.js';
 
 /** Environment names that may hold Wren's secrets: keys of `.env` and every `${VAR}` config.yaml uses. */
 export function secretEnvNames(home: string, configFile: string): string[] {

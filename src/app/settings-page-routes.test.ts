@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeLlmServer, startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
-import { makeHome, waitFor } from '../test/support/wren-home.js';
-import { createApp, type WrenApp } from './app.js';
-import { settingsPageRoutes } from './app-settings-routes.js';
+import { type FakeLlmServer, startFakeLlmServer } from '../../test/fakes/fake-llm-server.js';
+import { makeHome, waitFor } from '../../test/support/wren-home.js';
+import { createApp, type WrenApp } from './create-app.js';
+import { settingsPageRoutes } from './settings-page-routes.js';
 
 const KEY = 'sk-app-wiring-0123456789abcdef';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkTokenStrength } from './app-gateway.js';
-import { ConfigError } from './util/config-error.js';
+import { ConfigError } from '../util/config-error.js';
+import { checkTokenStrength } from './serve-app-gateway.js';
 
 describe('checkTokenStrength', () => {
   it('asks 32 characters beyond loopback and 16 on it, and refuses characters a bearer token cannot carry', () => {

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ownerDataRoutes } from './app-owner-routes.js';
-import { loadConfig } from './config/load-config.js';
-import { problem } from './gateway/problem.js';
-import { MemoRepository } from './store/memo-repository.js';
-import { openDatabase } from './store/open-database.js';
-import { openStores } from './store/open-stores.js';
-import { PushSubscriptionRepository } from './store/push-subscription-repository.js';
-import { TaskRepository } from './store/task-repository.js';
+import { loadConfig } from '../config/load-config.js';
+import { problem } from '../gateway/problem.js';
+import { MemoRepository } from '../store/memo-repository.js';
+import { openDatabase } from '../store/open-database.js';
+import { openStores } from '../store/open-stores.js';
+import { PushSubscriptionRepository } from '../store/push-subscription-repository.js';
+import { TaskRepository } from '../store/task-repository.js';
+import { ownerDataRoutes } from './owner-data-routes.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {

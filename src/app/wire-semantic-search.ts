@@ -1,12 +1,12 @@
-import { resolveEndpoints } from './config/load-config.js';
-import type { WrenConfig } from './config/wren-config.js';
-import type { EmbedTexts } from './llm/embed-texts.js';
-import { pickEmbeddingEndpoint } from './llm/embedding-endpoint.js';
-import type { EndpointConfig } from './llm/endpoint.js';
-import { createSemanticMemory, type SemanticMemory } from './memory/semantic-memory.js';
-import type { VectorSupport } from './store/open-database.js';
-import type { Stores } from './store/open-stores.js';
-import type { Logger } from './util/logger.js';
+import { resolveEndpoints } from '../config/load-config.js';
+import type { WrenConfig } from '../config/wren-config.js';
+import type { EmbedTexts } from '../llm/embed-texts.js';
+import { pickEmbeddingEndpoint } from '../llm/embedding-endpoint.js';
+import type { EndpointConfig } from '../llm/endpoint.js';
+import { createSemanticMemory, type SemanticMemory } from '../memory/semantic-memory.js';
+import type { VectorSupport } from '../store/open-database.js';
+import type { Stores } from '../store/open-stores.js';
+import type { Logger } from '../util/logger.js';
 
 export interface SemanticSearchWiring {
   stores: Pick<Stores, 'embeddings' | 'messages' | 'usage' | 'loadVectors'>;

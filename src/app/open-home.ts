@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { ensureHome, makeHomePrivate } from './config/home.js';
-import { loadConfig } from './config/load-config.js';
-import type { WrenConfig } from './config/wren-config.js';
-import { openStoresAt, type Stores } from './store/open-stores.js';
+import { ensureHome, makeHomePrivate } from '../config/home.js';
+import { loadConfig } from '../config/load-config.js';
+import type { WrenConfig } from '../config/wren-config.js';
+import { openStoresAt, type Stores } from '../store/open-stores.js';
 
 /** A home opened for one short command: its configuration, and its stores on demand. */
 export interface OpenedHome {

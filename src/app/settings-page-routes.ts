@@ -1,9 +1,9 @@
 import type { Hono } from 'hono';
-import type { WrenApp } from './app.js';
-import { mcpRoutes } from './gateway/mcp-routes.js';
-import { modelRoutes } from './gateway/model-routes.js';
-import { onboardingRoutes } from './gateway/onboarding-routes.js';
-import { settingsRoutes } from './gateway/settings-routes.js';
+import { mcpRoutes } from '../gateway/mcp-routes.js';
+import { modelRoutes } from '../gateway/model-routes.js';
+import { onboardingRoutes } from '../gateway/onboarding-routes.js';
+import { settingsRoutes } from '../gateway/settings-routes.js';
+import type { WrenApp } from './wren-app.js';
 
 /**
  * The route groups of the web app's Settings and Onboarding pages, built from the app:

@@ -3,14 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeEmbeddingServer, startFakeEmbeddingServer } from '../test/fakes/fake-embedding-server.js';
-import { wireSemanticSearch } from './app-semantic-search.js';
-import { loadConfig } from './config/load-config.js';
-import type { WrenConfig } from './config/wren-config.js';
-import { searchMemory } from './memory/memory-search.js';
-import { openDatabase } from './store/open-database.js';
-import { openStores } from './store/open-stores.js';
-import { SqliteSessionStore } from './store/sqlite-session-store.js';
+import {
+  type FakeEmbeddingServer,
+  startFakeEmbeddingServer,
+} from '../../test/fakes/fake-embedding-server.js';
+import { loadConfig } from '../config/load-config.js';
+import type { WrenConfig } from '../config/wren-config.js';
+import { searchMemory } from '../memory/memory-search.js';
+import { openDatabase } from '../store/open-database.js';
+import { openStores } from '../store/open-stores.js';
+import { SqliteSessionStore } from '../store/sqlite-session-store.js';
+import { wireSemanticSearch } from './wire-semantic-search.js';
 
 let dir: string;
 let db: Database.Database;

@@ -1,12 +1,12 @@
-import type { WrenConfig } from './config/wren-config.js';
-import type { ChatModel } from './llm/types.js';
-import type { MemoryTidy, TidyResult } from './memory/tidy/memory-tidy.js';
-import type { TaskOutcome, TaskRunner } from './proactive/run-executor.js';
-import type { DueSource } from './proactive/scheduler.js';
-import { tidySource } from './proactive/tidy-source.js';
-import type { Stores } from './store/open-stores.js';
-import type { OutboxStore } from './store/ports.js';
-import type { Logger } from './util/logger.js';
+import type { WrenConfig } from '../config/wren-config.js';
+import type { ChatModel } from '../llm/types.js';
+import type { MemoryTidy, TidyResult } from '../memory/tidy/memory-tidy.js';
+import type { TaskOutcome, TaskRunner } from '../proactive/run-executor.js';
+import type { DueSource } from '../proactive/scheduler.js';
+import { tidySource } from '../proactive/tidy-source.js';
+import type { Stores } from '../store/open-stores.js';
+import type { OutboxStore } from '../store/ports.js';
+import type { Logger } from '../util/logger.js';
 
 /** The memory tidy as the scheduler uses it: its source and the runner of its task runs. */
 export interface MemoryTidyWiring {
@@ -44,7 +44,7 @@ export function wireMemoryTidy(options: {
   // Loaded at the first tidy: most processes never run one, and start-up should not pay for it.
   let tidy: MemoryTidy | undefined;
   const load = async () => {
-    const { MemoryTidy } = await import('./memory/tidy/memory-tidy.js');
+    const { MemoryTidy } = await import('../memory/tidy/memory-tidy.js');
     tidy ??= new MemoryTidy({
       stores,
       model: options.model,

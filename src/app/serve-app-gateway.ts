@@ -1,20 +1,20 @@
 import { hostname } from 'node:os';
-import type { WrenApp } from './app.js';
-import { HttpChannel } from './channels/http/http-channel.js';
-import { BrowserSessions } from './gateway/browser-sessions.js';
-import { createGateway, type GatewayOptions } from './gateway/create-gateway.js';
+import { HttpChannel } from '../channels/http/http-channel.js';
+import { BrowserSessions } from '../gateway/browser-sessions.js';
+import { createGateway, type GatewayOptions } from '../gateway/create-gateway.js';
 import {
   isLocalToken,
   newGatewayRecord,
   removeGatewayRecord,
   writeGatewayRecord,
-} from './gateway/gateway-file.js';
-import { isLoopbackHost, settleGatewayToken } from './gateway/gateway-token.js';
-import { allowedHostnames } from './gateway/request-guard.js';
-import { type RunningGateway, serveGateway } from './gateway/serve-gateway.js';
-import { ConfigError } from './util/config-error.js';
+} from '../gateway/gateway-file.js';
+import { isLoopbackHost, settleGatewayToken } from '../gateway/gateway-token.js';
+import { allowedHostnames } from '../gateway/request-guard.js';
+import { type RunningGateway, serveGateway } from '../gateway/serve-gateway.js';
+import { ConfigError } from '../util/config-error.js';
+import type { ServedGateway, ServeOptions, WrenApp } from './wren-app.js';
 
-/** The paths of the web app's data and settings route groups (app-owner-routes, app-settings-routes), loaded on first use. */
+/** The paths of the web app's data and settings route groups (owner-data-routes, settings-page-routes), loaded on first use. */
 const LAZY_ROUTES = /^\/api\/(memory|tasks|memos|push|settings|models|mcp|onboarding)(\/|$)|^\/api\/files$/;
 
 /** Characters a bearer token may carry (RFC 6750 b64token); anything else could never authenticate. */
@@ -45,25 +45,7 @@ export function checkTokenStrength(token: string, host: string): void {
   }
 }
 
-export interface ServeOptions {
-  host?: string;
-  port?: number;
-  version: string;
-  /** The built web app's folder (default: dist/web); `false` serves the API only. */
-  webRoot?: string | false;
-}
-
-/** The gateway of a running app. */
-export interface ServedGateway {
-  url: string;
-  port: number;
-  /** Set when a token was generated now: show it to the owner once (only its hash is stored). */
-  generatedToken?: string;
-  /** A one-time link that signs a browser in (valid 10 minutes, once), for `wren start` to print. */
-  signInLink(): string;
-  /** Stops listening and removes `gateway.json`. Idempotent. */
-  close(): Promise<void>;
-}
+export type { ServedGateway, ServeOptions };
 
 /**
  * Refuses to listen beyond loopback without a configured token, and a configured token that is too weak.
@@ -109,8 +91,8 @@ function routeDeps(app: WrenApp, version: string) {
       matches: (path: string) => LAZY_ROUTES.test(path),
       load: async () => {
         const [{ ownerDataRoutes }, { settingsPageRoutes }] = await Promise.all([
-          import('./app-owner-routes.js'),
-          import('./app-settings-routes.js'),
+          import('./owner-data-routes.js'),
+          import('./settings-page-routes.js'),
         ]);
         return [...ownerDataRoutes(app), ...settingsPageRoutes(app)];
       },

@@ -1,11 +1,11 @@
-import type { MessageBus } from './bus/message-bus.js';
-import type { ChannelLedger } from './channels/channel-ledger.js';
-import type { ChannelManager } from './channels/channel-manager.js';
-import { type ChannelsConfig, platformConfig, registeredPlatforms } from './channels/channels-config.js';
-import type { MailTrigger } from './channels/email/email-channel.js';
-import type { PlatformDescriptor } from './channels/platform-descriptor.js';
-import { createTranscriber, type Transcribe } from './channels/transcription.js';
-import type { Logger } from './util/logger.js';
+import type { MessageBus } from '../bus/message-bus.js';
+import type { ChannelLedger } from '../channels/channel-ledger.js';
+import type { ChannelManager } from '../channels/channel-manager.js';
+import { type ChannelsConfig, platformConfig, registeredPlatforms } from '../channels/channels-config.js';
+import type { MailTrigger } from '../channels/email/email-channel.js';
+import type { PlatformDescriptor } from '../channels/platform-descriptor.js';
+import { createTranscriber, type Transcribe } from '../channels/transcription.js';
+import type { Logger } from '../util/logger.js';
 
 export interface ConfiguredChannelsOptions {
   manager: ChannelManager;

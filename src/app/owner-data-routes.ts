@@ -1,10 +1,10 @@
 import type { Hono } from 'hono';
-import type { WrenApp } from './app.js';
-import { memoRoutes } from './gateway/memo-routes.js';
-import { memoryRoutes } from './gateway/memory-routes.js';
-import { pushRoutes } from './gateway/push-routes.js';
-import { taskRoutes } from './gateway/task-routes.js';
-import { uploadRoutes } from './gateway/upload-routes.js';
+import { memoRoutes } from '../gateway/memo-routes.js';
+import { memoryRoutes } from '../gateway/memory-routes.js';
+import { pushRoutes } from '../gateway/push-routes.js';
+import { taskRoutes } from '../gateway/task-routes.js';
+import { uploadRoutes } from '../gateway/upload-routes.js';
+import type { WrenApp } from './wren-app.js';
 
 /** What the owner-data routes use of the app (a WrenApp has it all). */
 export type OwnerRoutesApp = Pick<WrenApp, 'home' | 'stores' | 'config'> & {
@@ -44,7 +44,7 @@ export function ownerDataRoutes(app: OwnerRoutesApp): Hono[] {
     subscriptions: app.stores.pushSubscriptions,
     publicKey: async () => {
       // web-push (and its crypto) loads on first use, as the push deliverer loads it.
-      const { loadVapidKeys } = await import('./proactive/web-push.js');
+      const { loadVapidKeys } = await import('../proactive/web-push.js');
       return loadVapidKeys(app.home).publicKey;
     },
     enabled: () => app.config().proactive.push,
