@@ -314,7 +314,9 @@ export async function resumeTurn(session: string): Promise<void> {
   };
   try {
     await watchTurn(session, onResumed, controller.signal);
-    if (attached) finishTurn();
+    // As for a turn sent here: a Stop asked on this page ends it as a stop, however the stream ended.
+    if (attached && stopAsked.has(controller)) finishTurn((item) => ({ ...item, stopped: true }));
+    else if (attached) finishTurn();
   } catch {
     if (!attached || watching() !== controller) return;
     if (stopAsked.has(controller)) {

@@ -160,7 +160,14 @@ export function endLiveTurn(done: AssistantItem): void {
   });
   lastLocalEnd = Date.now();
   // A resumed turn's stored messages were hidden behind its live item: the server's copy is the whole turn.
-  if (open && turn.resumed && turn.session) void loadMessages(turn.session, true);
+  // How it ended when that is not stored (stopped here, failed) stays shown after the server's copy.
+  const session = turn.session;
+  if (open && turn.resumed && session) {
+    const ending = done.stopped || done.error ? { ...done, segments: [] } : undefined;
+    void loadMessages(session, true).then(() => {
+      if (ending && openSession.value === session) items.value = [...items.value, ending];
+    });
+  }
   void loadSessions();
 }
 
