@@ -16,6 +16,7 @@ import { EndpointPool } from '../llm/endpoint-pool.js';
 import { findLocalEndpoint } from '../llm/find-local-endpoint.js';
 import { createMcpManager } from '../mcp/mcp-manager.js';
 import { createMemory } from '../memory/create-memory.js';
+import { createOwnerServices } from '../services/owner-services.js';
 import { acquireHomeLock } from '../store/home-lock.js';
 import { openStoresAt, type Stores } from '../store/open-stores.js';
 import { stopSandboxProbes } from '../tools/exec/sandbox.js';
@@ -27,6 +28,7 @@ import { createLogger } from '../util/logger.js';
 import { createBuiltInRegistry, registerWebTools, secretValues } from './built-in-registry.js';
 import { configuredChannels } from './configured-channels.js';
 import { continueAfterRestart } from './continue-after-restart.js';
+import { serviceContext } from './open-home.js';
 import { type ServedGateway, serveAppGateway } from './serve-app-gateway.js';
 import { wireProactive } from './wire-proactive.js';
 import { wireSemanticSearch } from './wire-semantic-search.js';
@@ -93,6 +95,10 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
   });
   const pool = new EndpointPool({ endpoints });
   const { sessions, settings } = stores;
+  const services = createOwnerServices(
+    stores,
+    serviceContext(() => config),
+  );
   ensureWorkspaceFiles(config.workspace);
   const fileRoots = () => [config.workspace, ...config.tools.extraRoots];
   const registry = createBuiltInRegistry(home, () => config, {
@@ -206,7 +212,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     onError: (error) => logger.error({ err: error }, 'turn failed'),
   });
   runtime.start();
-  const { proactive, goals, jobs, nextDue, recordMailTrigger } = wireProactive({
+  const { proactive, jobs, nextDue, recordMailTrigger } = wireProactive({
     home,
     stores,
     bus,
@@ -307,13 +313,12 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     pool,
     sessions,
     settings,
-    stores,
+    services,
     gate,
     memory,
     mcp,
     subagents,
     proactive,
-    goals,
     logger,
     startedAt: Date.now(),
     config: () => config,
@@ -331,7 +336,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
       models: pool.status(),
       turnsInFlight: runtime.inFlight(),
       memoryMb: memoryMb(),
-      consolidation: stores.status.consolidation(),
+      consolidation: services.status.consolidation(),
       memorySearch: semantic.status(),
       mcp: mcp.status(),
       subagents: subagents.list(),
@@ -339,7 +344,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
       // Faces that show what Wren sends on its own right now (an attached terminal is `cli`).
       connected: bus.deliveringChannels(),
       channels: channels.status(),
-      usage: stores.usage.totals(),
+      usage: services.status.usage(),
     }),
     async mcpSettled(maxMs) {
       const deadline = Date.now() + maxMs;

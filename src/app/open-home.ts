@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { ensureHome, makeHomePrivate } from '../config/home.js';
 import { loadConfig } from '../config/load-config.js';
 import type { WrenConfig } from '../config/wren-config.js';
+import { createOwnerServices, type OwnerServices, type ServiceContext } from '../services/owner-services.js';
 import { openStoresAt, type Stores } from '../store/open-stores.js';
 
 /** A home opened for one short command: its configuration, and its stores on demand. */
@@ -15,6 +16,8 @@ export interface OpenedHome {
    * `close`; each store is built once, and goals created without a zone take `agent.timezone`.
    */
   stores(): Stores;
+  /** The owner's actions (memos, tasks, reminders, goals …) over those stores, in config.yaml's zone. */
+  services(): OwnerServices;
   /** Closes the stores (and the database file) if they were opened. Idempotent. */
   close(): void;
 }
@@ -30,7 +33,8 @@ export function openHome(home: string, options: { env?: NodeJS.ProcessEnv } = {}
   const madePrivate = makeHomePrivate(home);
   const config = loadConfig(home, options.env ?? process.env);
   let stores: Stores | undefined;
-  return {
+  let services: OwnerServices | undefined;
+  const opened: OpenedHome = {
     home,
     config,
     madePrivate,
@@ -38,9 +42,30 @@ export function openHome(home: string, options: { env?: NodeJS.ProcessEnv } = {}
       stores ??= openStoresAt(join(home, 'wren.db'), { timezone: () => config.agent.timezone });
       return stores;
     },
+    services() {
+      services ??= createOwnerServices(
+        opened.stores(),
+        serviceContext(() => config),
+      );
+      return services;
+    },
     close() {
       stores?.close();
       stores = undefined;
+      services = undefined;
+    },
+  };
+  return opened;
+}
+
+/** The services' surroundings from the configuration in force: the clock, the owner's zone and targets. */
+export function serviceContext(config: () => WrenConfig): ServiceContext {
+  return {
+    now: () => Date.now(),
+    timezone: () => config().agent.timezone,
+    defaultTargets: () => {
+      const { deliverTo } = config().proactive;
+      return deliverTo.length ? deliverTo : ['cli:terminal'];
     },
   };
 }

@@ -5,11 +5,13 @@ import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/load-config.js';
 import { problem } from '../gateway/problem.js';
+import { createOwnerServices } from '../services/owner-services.js';
 import { MemoRepository } from '../store/memo-repository.js';
 import { openDatabase } from '../store/open-database.js';
 import { openStores } from '../store/open-stores.js';
 import { PushSubscriptionRepository } from '../store/push-subscription-repository.js';
 import { TaskRepository } from '../store/task-repository.js';
+import { serviceContext } from './open-home.js';
 import { ownerDataRoutes } from './owner-data-routes.js';
 
 const cleanups: Array<() => void> = [];
@@ -36,7 +38,10 @@ function setup() {
   );
   const groups = ownerDataRoutes({
     home,
-    stores: openStores(db),
+    services: createOwnerServices(
+      openStores(db),
+      serviceContext(() => config),
+    ),
     config: () => config,
     memory: { tasks: new TaskRepository(db), memos: new MemoRepository(db) },
     logger: {

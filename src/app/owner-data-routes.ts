@@ -7,7 +7,7 @@ import { uploadRoutes } from '../gateway/upload-routes.js';
 import type { WrenApp } from './wren-app.js';
 
 /** What the owner-data routes use of the app (a WrenApp has it all). */
-export type OwnerRoutesApp = Pick<WrenApp, 'home' | 'stores' | 'config'> & {
+export type OwnerRoutesApp = Pick<WrenApp, 'home' | 'services' | 'config'> & {
   memory: Pick<WrenApp['memory'], 'tasks' | 'memos'> & Partial<Pick<WrenApp['memory'], 'search'>>;
   logger: Pick<WrenApp['logger'], 'info'>;
 };
@@ -30,7 +30,7 @@ export function ownerDataRoutes(app: OwnerRoutesApp): Hono[] {
   const workspace = () => app.config().workspace;
   const memory = memoryRoutes({
     workspace,
-    messages: app.stores.messages,
+    messages: app.services.memorySearch.messages,
     timezone: () => app.config().agent.timezone,
     ...(app.memory.search ? { search: app.memory.search } : {}),
     onEdit: ({ name, size }) => app.logger.info({ file: name, size }, 'memory file replaced over the API'),
@@ -41,7 +41,7 @@ export function ownerDataRoutes(app: OwnerRoutesApp): Hono[] {
       app.logger.info({ path, size, ...(session ? { session } : {}) }, 'file uploaded over the API'),
   });
   const push = pushRoutes({
-    subscriptions: app.stores.pushSubscriptions,
+    subscriptions: app.services.push,
     publicKey: async () => {
       // web-push (and its crypto) loads on first use, as the push deliverer loads it.
       const { loadVapidKeys } = await import('../proactive/web-push.js');

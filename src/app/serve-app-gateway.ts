@@ -68,7 +68,7 @@ function checkExposure(host: string, configuredToken: string | undefined): void 
  */
 function routeDeps(app: WrenApp, version: string) {
   return {
-    store: app.sessions,
+    sessions: app.services.sessions,
     gate: app.gate,
     fileRoots: app.fileRoots,
     subagents: app.subagents,
@@ -82,8 +82,8 @@ function routeDeps(app: WrenApp, version: string) {
       timezone: () => app.config().agent.timezone,
       defaultTargets: () => app.config().proactive.deliverTo,
     },
-    goals: app.goals,
-    pairings: app.stores.channels,
+    goals: app.services.goals,
+    pairings: app.services.pairings,
     nextDue: () => app.nextDue() ?? null,
     redact: (text: string) => app.gate.redactor.text(text),
     openAiApprovals: () => app.config().gateway.openaiCompat.approvals,

@@ -10,8 +10,8 @@ import type { ChatModel } from '../llm/types.js';
 import type { McpManager } from '../mcp/mcp-manager.js';
 import type { Memory } from '../memory/create-memory.js';
 import type { Proactive } from '../proactive/create-proactive.js';
-import type { Stores } from '../store/open-stores.js';
-import type { ConversationStore, GoalStore, SettingsStore } from '../store/ports.js';
+import type { OwnerServices } from '../services/owner-services.js';
+import type { ConversationStore, SettingsStore } from '../store/ports.js';
 import type { SubagentManager } from '../tools/spawn/subagent-manager.js';
 import type { Logger } from '../util/logger.js';
 
@@ -55,16 +55,14 @@ export interface WrenApp {
   readonly pool: EndpointPool;
   readonly sessions: ConversationStore;
   readonly settings: SettingsStore;
-  /** Every repository of the home's database, each built once. */
-  readonly stores: Stores;
+  /** The owner's actions on their data (memos, tasks, reminders, goals, pairings …), as every face takes them. */
+  readonly services: OwnerServices;
   readonly gate: Gate;
   readonly memory: Memory;
   readonly mcp: McpManager;
   readonly subagents: SubagentManager;
   /** Reminders, the outbox and feed, and the scheduler (running in this process or not). */
   readonly proactive: Proactive;
-  /** Goals with steps and proposals (the scheduler runs their passes and check-ins). */
-  readonly goals: GoalStore;
   readonly logger: Logger;
   readonly startedAt: number;
   /** The configuration in force (changes on a valid live edit). */

@@ -48,7 +48,7 @@ async function gateway(token: string): Promise<GatewayLink> {
   }).start();
   const app = createGateway({
     channel: new HttpChannel({ bus }),
-    store,
+    sessions: store,
     verifyToken: (presented) => presented === token,
     status: () => ({}),
     version: 'test',

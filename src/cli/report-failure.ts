@@ -1,5 +1,5 @@
-import { StoreError } from '../store/store-error.js';
 import { ConfigError } from '../util/config-error.js';
+import { StoreError } from '../util/store-error.js';
 
 /** Exit codes a script can rely on. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

@@ -45,7 +45,7 @@ function setup(extra: Partial<Parameters<typeof createGateway>[0]> = {}) {
   );
   const app = createGateway({
     channel: new HttpChannel({ bus }),
-    store,
+    sessions: store,
     verifyToken: token.verify,
     status: () => ({ up: true }),
     version: '9.9.9',

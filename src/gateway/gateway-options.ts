@@ -1,7 +1,9 @@
 import type { Hono } from 'hono';
 import type { HttpChannel } from '../channels/http/http-channel.js';
 import type { Gate } from '../gate/create-gate.js';
-import type { ChannelStore, ConversationStore, GoalStore } from '../store/ports.js';
+import type { GoalService } from '../services/goal-service.js';
+import type { PairingService } from '../services/pairing-service.js';
+import type { SessionService } from '../services/session-service.js';
 import type { BrowserSessions } from './browser-sessions.js';
 import type { OpenAiApprovalMode } from './openai-turn.js';
 import type { ProactiveRouteOptions } from './proactive-routes.js';
@@ -11,8 +13,8 @@ import type { AuthLimiter } from './request-guard.js';
 export interface GatewayOptions {
   /** The API's channel (started here): every chat message and event stream goes through it. */
   channel: HttpChannel;
-  store: Pick<ConversationStore, 'listSessions' | 'getSession' | 'recentMessages'> &
-    Partial<Pick<ConversationStore, 'sessionTitles'>>;
+  /** The stored conversations (`/api/sessions…`). */
+  sessions: SessionService;
   verifyToken: (token: string) => boolean;
   /** Facts for `GET /api/status` (models, turns in flight, usage). */
   status: () => Record<string, unknown>;
@@ -29,9 +31,9 @@ export interface GatewayOptions {
   /** Reminders, the feed and the scheduler's tick; without it those routes answer 404. */
   proactive?: ProactiveRouteOptions;
   /** Goals, steps and proposals (`/api/goals…`); without it those routes answer 404. */
-  goals?: GoalStore;
+  goals?: GoalService;
   /** Pairing codes of the chat channels (`/api/pairings…`); without it those routes answer 404. */
-  pairings?: Pick<ChannelStore, 'listPairings' | 'approvePairing' | 'revokePairing'>;
+  pairings?: PairingService;
   /** Host names requests may name in `Host`/`Origin` (default: the loopback names). */
   allowedHosts?: () => ReadonlySet<string>;
   /** Failed-token rate limiting (default: 10 per address per minute). */

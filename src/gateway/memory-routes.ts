@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { parseHistoryEntries } from '../memory/history-file.js';
 import { updateMarkdownFile } from '../memory/markdown-file.js';
 import { type MemorySearcher, searchMemory } from '../memory/memory-search.js';
-import type { MessageSearchStore } from '../store/open-stores.js';
+import type { MemorySearchService } from '../services/memory-search-service.js';
 import { O_NOFOLLOW } from '../tools/fs/open-folder.js';
 import type * as Api from './api-types.js';
 import { problem } from './problem.js';
@@ -36,7 +36,7 @@ export interface MemoryRouteOptions {
   /** The workspace folder (read per request: a config reload may move it). */
   workspace: () => string;
   /** The past messages of every session `memory_search` searches. */
-  messages: MessageSearchStore;
+  messages: MemorySearchService['messages'];
   /** The owner's IANA zone: search dates and stamps are read in it. */
   timezone: () => string | undefined;
   /** The search `memory_search` runs (keywords and meaning); default: keyword search over `messages`. */

@@ -80,7 +80,7 @@ export function mountRoutes(app: Hono, options: GatewayOptions): MountedRoutes {
 /** The eagerly loaded groups behind the token check; one without its dependency is not mounted (404). */
 function mountOwnerApi(app: Hono, options: GatewayOptions): void {
   app.route('/', statusRoutes(options));
-  app.route('/', sessionHistoryRoutes(options.store));
+  app.route('/', sessionHistoryRoutes(options.sessions));
   app.route('/', chatRoutes(options.channel, options.redact));
   app.route('/', turnRoutes(options.channel, options.redact ?? ((text) => text)));
   app.route(

@@ -11,7 +11,7 @@ const TOKEN = 'the-right-token-0123456789abcdef';
 function gateway(options: { now?: () => number; hosts?: ReadonlySet<string> } = {}) {
   return createGateway({
     channel: new HttpChannel({ bus: new MessageBus() }),
-    store: new MemorySessionStore(),
+    sessions: new MemorySessionStore(),
     verifyToken: (token) => token === TOKEN,
     status: () => ({ up: true }),
     version: '1.0.0',
@@ -54,7 +54,7 @@ describe('failed token attempts', () => {
   it('a local process flooding wrong tokens cannot lock the owner’s local commands out', async () => {
     const app = createGateway({
       channel: new HttpChannel({ bus: new MessageBus() }),
-      store: new MemorySessionStore(),
+      sessions: new MemorySessionStore(),
       verifyToken: (token) => token === TOKEN || token === 'wren_local_abc',
       isLocalToken: (token) => token === 'wren_local_abc',
       status: () => ({ up: true }),

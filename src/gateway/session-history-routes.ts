@@ -7,7 +7,7 @@ import { problem } from './problem.js';
  * The stored conversations: `GET /api/sessions` (the newest 100, with their titles where the store keeps
  * them) and `GET /api/sessions/:id/messages` (a session's whole history; 404 for an unknown session).
  */
-export function sessionHistoryRoutes(store: GatewayOptions['store']): Hono {
+export function sessionHistoryRoutes(store: GatewayOptions['sessions']): Hono {
   const app = new Hono();
   app.get('/api/sessions', async (c) => {
     const sessions = await store.listSessions(100);

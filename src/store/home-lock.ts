@@ -3,7 +3,7 @@ import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { processAlive, processStartId } from '../util/process-alive.js';
-import { StoreError } from './store-error.js';
+import { StoreError } from '../util/store-error.js';
 
 /** Thrown when another live process holds the home. */
 export class HomeLockedError extends StoreError {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../util/store-error.js';
 import { MIGRATIONS, migrate, SCHEMA_VERSION } from './migrations.js';
 import { openDatabase } from './open-database.js';
-import { StoreError } from './store-error.js';
 
 let dir: string;
 beforeEach(() => {

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { StoreError } from '../util/store-error.js';
 import type { Migration } from './migration.js';
 import { MIGRATION_V2 } from './migration-v2-memory.js';
 import { MIGRATION_V3 } from './migration-v3-gate.js';
@@ -10,7 +11,6 @@ import { MIGRATION_V8 } from './migration-v8-push.js';
 import { MIGRATION_V9 } from './migration-v9-channels.js';
 import { MIGRATION_V10 } from './migration-v10-approvals.js';
 import { MIGRATION_V11 } from './migration-v11-embeddings.js';
-import { StoreError } from './store-error.js';
 
 export type { Migration } from './migration.js';
 

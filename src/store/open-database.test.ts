@@ -11,9 +11,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../util/store-error.js';
 import { SCHEMA_VERSION } from './migrations.js';
 import { openDatabase } from './open-database.js';
-import { StoreError } from './store-error.js';
 
 let dir: string;
 beforeEach(() => {

@@ -1,8 +1,8 @@
 import { closeSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import Database from 'better-sqlite3';
+import { StoreError } from '../util/store-error.js';
 import { migrate } from './migrations.js';
-import { StoreError } from './store-error.js';
 
 export interface OpenDatabaseOptions {
   /** Run pending migrations after opening (default true). */

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { defineLazy } from '../util/define-lazy.js';
 import { AuditRepository } from './audit-repository.js';
 import { ChannelRepository } from './channel-repository.js';
 import { consolidationStatus, SqliteConsolidationStatusStore } from './consolidation-status-repository.js';
@@ -90,18 +91,6 @@ export interface Stores {
   close(): void;
 }
 
-/** Defines `name` on `target` as a getter that builds its value on first use and keeps it. */
-function lazy<T extends object, K extends keyof T>(target: T, name: K, build: () => T[K]): void {
-  let value: T[K] | undefined;
-  Object.defineProperty(target, name, {
-    enumerable: true,
-    get: () => {
-      value ??= build();
-      return value;
-    },
-  });
-}
-
 /**
  * Opens the database file at `path` (created private and migrated when needed, see openDatabase) and builds
  * the bundle over it; `close()` closes the file. @throws StoreError as openDatabase does.
@@ -122,7 +111,7 @@ export function openStores(db: Database, options: StoresOptions = {}): Stores {
       db.close();
     },
   } as Stores;
-  const define = <K extends keyof Stores>(name: K, build: () => Stores[K]) => lazy(stores, name, build);
+  const define = <K extends keyof Stores>(name: K, build: () => Stores[K]) => defineLazy(stores, name, build);
   define('sessions', () => new SqliteSessionStore(db, clock));
   define('settings', () => new SettingsRepository(db));
   define('channels', () => new ChannelRepository(db));

@@ -10,7 +10,7 @@ import {
   type StoredMessage,
 } from '../agent/session-store.js';
 import type { ChatMessage } from '../llm/types.js';
-import { StoreError } from './store-error.js';
+import { StoreError } from '../util/store-error.js';
 
 interface SessionRow {
   id: string;

@@ -16,7 +16,7 @@ export function gatedGateway(
 ) {
   const app = createGateway({
     channel: new HttpChannel({ bus: runtime.bus }),
-    store: runtime.store,
+    sessions: runtime.store,
     gate: runtime.gate,
     verifyToken: (presented) => presented === TEST_TOKEN,
     status: () => ({}),

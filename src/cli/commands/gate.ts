@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ensureHome } from '../../config/home.js';
 import type { SandboxProbe } from '../../tools/exec/sandbox.js';
 import { EXIT } from '../report-failure.js';
-import { withStores } from '../with-stores.js';
+import { withServices } from '../with-services.js';
 
 /** Where the gate commands write (the process streams, or buffers in tests). */
 export interface GateCommandIo {
@@ -33,7 +33,7 @@ export async function runApprovalsList(
   options: { home: string; json?: boolean },
   io = defaultIo(),
 ): Promise<number> {
-  const grants = await withStores(options.home, (stores) => stores.grants.active());
+  const grants = await withServices(options.home, (services) => services.grants.grants.active());
   if (options.json) {
     io.stdout.write(`${JSON.stringify({ grants }, null, 2)}\n`);
     return EXIT.ok;
@@ -64,7 +64,7 @@ export async function runApprovalsRevoke(
   options: { home: string; id: string },
   io = defaultIo(),
 ): Promise<number> {
-  const revoked = await withStores(options.home, (stores) => stores.grants.revoke(options.id));
+  const revoked = await withServices(options.home, (services) => services.grants.grants.revoke(options.id));
   if (!revoked) {
     io.stderr.write(`wren: no standing approval ${options.id}; \`wren approvals\` lists them\n`);
     return EXIT.failed;
@@ -87,8 +87,8 @@ export async function runAudit(options: AuditOptions, io = defaultIo()): Promise
     io.stderr.write('wren: --limit must be a whole number from 1 to 1000\n');
     return EXIT.usage;
   }
-  const entries = await withStores(options.home, (stores) =>
-    stores.audit.list({ limit, ...(options.session ? { sessionId: options.session } : {}) }),
+  const entries = await withServices(options.home, (services) =>
+    services.grants.audit.list({ limit, ...(options.session ? { sessionId: options.session } : {}) }),
   );
   if (options.json) {
     io.stdout.write(`${JSON.stringify({ entries }, null, 2)}\n`);

@@ -20,9 +20,12 @@ const stdio: McpCommandIo = {
   err: (line) => process.stderr.write(`wren: ${line}\n`),
 };
 
-async function withPins<T>(home: string, use: (pins: import('../../store/ports.js').McpPinStore) => T) {
-  const { withStores } = await import('../with-stores.js');
-  return withStores(home, (stores) => use(stores.mcpPins));
+async function withPins<T>(
+  home: string,
+  use: (pins: import('../../services/mcp-pin-service.js').McpPinService) => T,
+) {
+  const { withServices } = await import('../with-services.js');
+  return withServices(home, (services) => use(services.mcpPins));
 }
 
 /** Servers of mcp.json with the live state from a running Wren, or their configured state when none runs. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { WrenConfig } from '../../config/wren-config.js';
-import type { Stores } from '../../store/open-stores.js';
+import type { OwnerServices } from '../../services/owner-services.js';
 import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 import { wholeNumber } from '../whole-number.js';
@@ -25,11 +25,15 @@ function requireId(text: string, kind: 'memo' | 'task'): number | undefined {
 
 async function withHome(
   home: string,
-  run: (opened: { config: WrenConfig; stores: Stores; timezone: string }) => Promise<number> | number,
+  run: (opened: {
+    config: WrenConfig;
+    services: OwnerServices;
+    timezone: string;
+  }) => Promise<number> | number,
 ) {
   const { withHome: withOpened } = await import('../../app/open-home.js');
   return withOpened(home, (opened) =>
-    run({ config: opened.config, stores: opened.stores(), timezone: opened.config.agent.timezone }),
+    run({ config: opened.config, services: opened.services(), timezone: opened.config.agent.timezone }),
   );
 }
 
@@ -56,7 +60,6 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
         options: { since?: string; until?: string; limit?: number; json?: boolean },
       ) => {
         const { formatSearchResult } = await import('../../memory/memory-search.js');
-        const { cliMemorySearch } = await import('../memory-search-command.js');
         const bad = [options.since, options.until].find((date) => date && !/^\d{4}-\d{2}-\d{2}$/.test(date));
         if (bad || (options.limit !== undefined && !(options.limit > 0))) {
           process.stderr.write(
@@ -65,9 +68,9 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
           process.exitCode = EXIT.usage;
           return;
         }
-        process.exitCode = await withHome(home(), async ({ stores, config }) => {
+        process.exitCode = await withHome(home(), async ({ services, config }) => {
           const query = words.join(' ');
-          const search = await cliMemorySearch(stores, config);
+          const search = await services.memorySearch.searcher(config);
           const result = await search({
             text: query,
             ...(options.since ? { since: options.since } : {}),
@@ -87,11 +90,11 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
     .action(async (options: { json?: boolean }) => {
       const { readSnapshot } = await import('../../memory/markdown-file.js');
       const { parseHistoryEntries } = await import('../../memory/history-file.js');
-      process.exitCode = await withHome(home(), ({ stores, config }) => {
+      process.exitCode = await withHome(home(), ({ services, config }) => {
         const file = join(config.workspace, 'MEMORY.md');
         const text = readSnapshot(file).text;
         const entries = parseHistoryEntries(readSnapshot(join(config.workspace, 'HISTORY.md')).text).length;
-        const status = stores.status.consolidation();
+        const status = services.status.consolidation();
         if (options.json) {
           json({ file, memory: text, historyEntries: entries, consolidation: status });
           return EXIT.ok;
@@ -115,13 +118,11 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
     .option('--force', 'restore it even though MEMORY.md changed since the tidy (that change is lost)')
     .option('--json', 'print JSON')
     .action(async (options: { force?: boolean; json?: boolean }) => {
-      const { undoTidy, UndoTidyError } = await import('../../memory/tidy/undo-tidy.js');
-      process.exitCode = await withHome(home(), async ({ stores, config, timezone }) => {
+      const { UndoTidyError } = await import('../../memory/tidy/undo-tidy.js');
+      process.exitCode = await withHome(home(), async ({ services, config }) => {
         try {
-          const undone = await undoTidy({
-            stores,
+          const undone = await services.memoryFiles.undoTidy({
             workspace: config.workspace,
-            timezone,
             force: options.force === true,
           });
           if (options.json) json(undone);
@@ -145,8 +146,8 @@ function registerMemoCommands(program: Command, home: () => string): void {
   const memo = program.command('memo').description('notes kept by Wren (list, add, search, delete)');
   const list = async (options: { json?: boolean; limit?: number }) => {
     const { memoLine } = await import('../../memory/tools/memo-tool.js');
-    process.exitCode = await withHome(home(), ({ stores, timezone }) => {
-      const memos = stores.memos.list(options.limit ?? 50);
+    process.exitCode = await withHome(home(), ({ services, timezone }) => {
+      const memos = services.memos.list(options.limit ?? 50);
       if (options.json) json(memos);
       else out(memos.length ? memos.map((item) => memoLine(item, timezone)).join('\n') : 'No memos yet.');
       return EXIT.ok;
@@ -163,13 +164,13 @@ function registerMemoCommands(program: Command, home: () => string): void {
     .description('save a memo')
     .option('--json', 'print JSON')
     .action(async (words: string[], options: { json?: boolean }) => {
-      process.exitCode = await withHome(home(), ({ stores }) => {
+      process.exitCode = await withHome(home(), ({ services }) => {
         const text = words.join(' ').trim();
         if (!text) {
           process.stderr.write('wren: a memo needs some text\n');
           return EXIT.usage;
         }
-        const saved = stores.memos.add(text);
+        const saved = services.memos.add(text);
         if (options.json) json(saved);
         else out(`Saved memo #${saved.id}.`);
         return EXIT.ok;
@@ -181,8 +182,8 @@ function registerMemoCommands(program: Command, home: () => string): void {
     .option('--json', 'print JSON')
     .action(async (words: string[], options: { json?: boolean }) => {
       const { memoLine } = await import('../../memory/tools/memo-tool.js');
-      process.exitCode = await withHome(home(), ({ stores, timezone }) => {
-        const found = stores.memos.search(words.join(' '), 50);
+      process.exitCode = await withHome(home(), ({ services, timezone }) => {
+        const found = services.memos.search(words.join(' '), 50);
         if (options.json) json(found);
         else
           out(found.length ? found.map((item) => memoLine(item, timezone)).join('\n') : 'No memo matches.');
@@ -195,8 +196,8 @@ function registerMemoCommands(program: Command, home: () => string): void {
     .action(async (id: string) => {
       const number = requireId(id, 'memo');
       if (number === undefined) return;
-      process.exitCode = await withHome(home(), ({ stores }) => {
-        if (stores.memos.delete(number)) {
+      process.exitCode = await withHome(home(), ({ services }) => {
+        if (services.memos.delete(number)) {
           out(`Deleted memo #${number}.`);
           return EXIT.ok;
         }
@@ -216,8 +217,8 @@ function registerTaskCommands(program: Command, home: () => string): void {
     .option('--json', 'print JSON')
     .action(async (options: { all?: boolean; done?: boolean; json?: boolean }) => {
       const { taskLine } = await import('../../memory/tools/task-tool.js');
-      process.exitCode = await withHome(home(), ({ stores }) => {
-        const tasks = stores.tasks.list(options.all ? 'all' : options.done ? 'done' : 'open', 200);
+      process.exitCode = await withHome(home(), ({ services }) => {
+        const tasks = services.tasks.list(options.all ? 'all' : options.done ? 'done' : 'open', 200);
         if (options.json) json(tasks);
         else out(tasks.length ? tasks.map(taskLine).join('\n') : 'No tasks.');
         return EXIT.ok;
@@ -251,8 +252,8 @@ function registerTaskCommands(program: Command, home: () => string): void {
           process.exitCode = EXIT.usage;
           return;
         }
-        process.exitCode = await withHome(home(), ({ stores }) => {
-          const created = stores.tasks.create({
+        process.exitCode = await withHome(home(), ({ services }) => {
+          const created = services.tasks.create({
             title: words.join(' '),
             ...(due ? { due } : {}),
             ...(priority ? { priority } : {}),
@@ -274,8 +275,8 @@ function registerTaskCommands(program: Command, home: () => string): void {
       .action(async (id: string) => {
         const number = requireId(id, 'task');
         if (number === undefined) return;
-        process.exitCode = await withHome(home(), ({ stores }) => {
-          const tasks = stores.tasks;
+        process.exitCode = await withHome(home(), ({ services }) => {
+          const tasks = services.tasks;
           const ok = name === 'done' ? tasks.complete(number) !== undefined : tasks.delete(number);
           if (!ok) {
             process.stderr.write(`wren: there is no task #${number}\n`);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT } from '../report-failure.js';
-import { withStores } from '../with-stores.js';
+import { withServices } from '../with-services.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
 
@@ -19,7 +19,7 @@ export function registerPairingCommands(program: Command, home: () => string): v
     .description('pending codes (valid an hour) and approved senders')
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }) =>
-      withStores(home(), ({ channels }) => {
+      withServices(home(), ({ pairings: channels }) => {
         const pairings = channels.listPairings(Date.now());
         if (options.json) {
           out(JSON.stringify({ pairings }, null, 2));
@@ -39,7 +39,7 @@ export function registerPairingCommands(program: Command, home: () => string): v
     .command('approve <code>')
     .description('let the sender who got this code talk to Wren')
     .action(async (code: string) =>
-      withStores(home(), ({ channels }) => {
+      withServices(home(), ({ pairings: channels }) => {
         const pairing = channels.approvePairing(code, Date.now());
         if (!pairing) {
           process.stderr.write(
@@ -57,7 +57,7 @@ export function registerPairingCommands(program: Command, home: () => string): v
     .command('revoke <code-or-sender>')
     .description('forget a pairing (a code, or channel:id such as telegram:12345)')
     .action(async (what: string) =>
-      withStores(home(), ({ channels }) => {
+      withServices(home(), ({ pairings: channels }) => {
         const at = what.indexOf(':');
         const removed = channels.revokePairing(
           at > 0 ? { channel: what.slice(0, at), senderId: what.slice(at + 1) } : { code: what },

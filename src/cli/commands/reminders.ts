@@ -87,10 +87,10 @@ export function registerReminderCommands(program: Command, home: () => string): 
     .option('--all', 'also done and cancelled ones')
     .option('--json', 'print JSON')
     .action(async (options: { all?: boolean; json?: boolean }) => {
-      const { withStores } = await import('../with-stores.js');
+      const { withServices } = await import('../with-services.js');
       const { reminderLine } = await import('../../proactive/reminder-line.js');
-      const list = await withStores(home(), (stores) =>
-        stores.reminders.list(options.all ? 'all' : 'active'),
+      const list = await withServices(home(), (services) =>
+        services.reminders.list(options.all ? 'all' : 'active'),
       );
       if (options.json) out(JSON.stringify(list, null, 2));
       else out(list.length ? list.map(reminderLine).join('\n') : 'No active reminders.');
@@ -101,8 +101,8 @@ export function registerReminderCommands(program: Command, home: () => string): 
     .action(async (id: string) => {
       if (!/^\d+$/.test(id))
         return fail(`"${id}" is not a reminder id (a number; see wren reminder list)`, EXIT.usage);
-      const { withStores } = await import('../with-stores.js');
-      const cancelled = await withStores(home(), (stores) => stores.reminders.cancel(Number(id)));
+      const { withServices } = await import('../with-services.js');
+      const cancelled = await withServices(home(), (services) => services.reminders.cancel(Number(id)));
       if (!cancelled) return fail(`no active reminder #${id}`, EXIT.failed);
       await nudgeScheduler(home());
       out(`Cancelled reminder #${id}.`);

@@ -2,9 +2,33 @@ import { resolveEndpoints } from '../config/load-config.js';
 import type { WrenConfig } from '../config/wren-config.js';
 import { pickEmbeddingEndpoint } from '../llm/embedding-endpoint.js';
 import { type MemorySearcher, searchMemory } from '../memory/memory-search.js';
-import type { Stores } from '../store/open-stores.js';
+import type { MessageSearchStore, Stores } from '../store/open-stores.js';
+import type { ServiceContext } from './service-context.js';
 
-const warn = (line: string) => process.stderr.write(`wren: ${line}\n`);
+/** Memory search for a command that runs beside (or without) the running Wren. */
+export interface MemorySearchService {
+  /** Full-text search over the messages of every session (what keyword search reads). */
+  readonly messages: MessageSearchStore;
+  /**
+   * The searcher for `config`; `warn` hears, one line each, why an answer fell back to keywords
+   * (default: stderr, prefixed `wren:`).
+   */
+  searcher(config: WrenConfig, warn?: (line: string) => void): Promise<MemorySearcher>;
+}
+
+const toStderr = (line: string) => process.stderr.write(`wren: ${line}\n`);
+
+export function createMemorySearchService(
+  stores: Pick<Stores, 'embeddings' | 'messages' | 'loadVectors'>,
+  _context: ServiceContext,
+): MemorySearchService {
+  return {
+    get messages() {
+      return stores.messages;
+    },
+    searcher: (config, warn = toStderr) => memorySearcher(stores, config, warn),
+  };
+}
 
 /**
  * The search `wren memory search` runs: the same as `memory_search` in the running Wren — keywords, fused
@@ -13,9 +37,10 @@ const warn = (line: string) => process.stderr.write(`wren: ${line}\n`);
  * stderr says so and the answer is by keywords. Without an embedding model nothing more than keyword
  * search is even loaded.
  */
-export async function cliMemorySearch(
+async function memorySearcher(
   stores: Pick<Stores, 'embeddings' | 'messages' | 'loadVectors'>,
   config: WrenConfig,
+  warn: (line: string) => void,
 ): Promise<MemorySearcher> {
   const endpoint = pickEmbeddingEndpoint(resolveEndpoints(config));
   if (!endpoint) {
