@@ -79,41 +79,128 @@ export function createRemoteChatBus(
   initial: GatewayLink,
   relink: () => Promise<GatewayLink | undefined> = async () => undefined,
 ): ChannelBus {
-  let link = initial;
-  const auth = () => ({ authorization: `Bearer ${link.token}` });
-  const approvalListeners = new Set<(event: ApprovalEvent) => void>();
-  const outboundListeners = new Set<(message: OutboundMessage) => void>();
-  let events: AbortController | undefined;
-  /** Resolves once the events stream said `ready` (or failed): a request waits, so no early event is lost. */
-  let ready: Promise<void> = Promise.resolve();
+  return new RemoteChatBus(initial, relink);
+}
 
-  const onStreamEvent = (event: ServerEvent) => {
+type ApprovalCode = Extract<ApprovalAnswerResult, { ok: false }>['code'];
+
+class RemoteChatBus implements ChannelBus {
+  private readonly approvalListeners = new Set<(event: ApprovalEvent) => void>();
+  private readonly outboundListeners = new Set<(message: OutboundMessage) => void>();
+  private events: AbortController | undefined;
+  /** Resolves once the events stream said `ready` (or failed): a request waits, so no early event is lost. */
+  private ready: Promise<void> = Promise.resolve();
+
+  constructor(
+    private link: GatewayLink,
+    private readonly relink: () => Promise<GatewayLink | undefined>,
+  ) {}
+
+  async request(
+    message: InboundMessage,
+    onEvent?: (event: AgentEvent) => void,
+    signal?: AbortSignal,
+  ): Promise<OutboundMessage> {
+    for (let attempt = 0; ; attempt++) {
+      let outcome: OutboundMessage | 'unauthorized';
+      try {
+        outcome = await this.send(message, onEvent, signal);
+      } catch (error) {
+        if (signal?.aborted) return failed(message, 'Stopped.');
+        // Refused before anything was sent (the gateway is down or restarting): look it up once more.
+        const refused = (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
+        if (refused && attempt === 0 && (await this.refresh())) continue;
+        return failed(
+          message,
+          `The gateway at ${this.link.url} stopped answering (${(error as Error).message}). Start it again with \`${wren()} start\`, then leave and run \`${wren()} chat\` again.`,
+        );
+      }
+      if (outcome !== 'unauthorized') return outcome;
+      if (attempt === 0 && (await this.refresh())) continue;
+      return failed(
+        message,
+        `The gateway no longer accepts this chat (it was restarted); leave and run \`${wren()} chat\` again.`,
+      );
+    }
+  }
+
+  async answerApproval(answer: { id: string; choice: string }): Promise<ApprovalAnswerResult> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.link.url}/api/approvals/${encodeURIComponent(answer.id)}`, {
+        method: 'POST',
+        headers: { ...this.auth(), 'content-type': 'application/json' },
+        body: JSON.stringify({ answer: answer.choice }),
+      });
+    } catch (error) {
+      return {
+        ok: false,
+        code: 'no_gate',
+        message: `the gateway stopped answering (${(error as Error).message})`,
+      };
+    }
+    if (response.ok) return { ok: true };
+    const body = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string } };
+    return {
+      ok: false,
+      code: (body.error?.code as ApprovalCode) ?? 'not_found',
+      message: body.error?.message ?? `the gateway answered ${response.status}`,
+    };
+  }
+
+  subscribeApprovals(listener: (event: ApprovalEvent) => void): () => void {
+    return this.subscribe(this.approvalListeners, listener);
+  }
+
+  subscribeOutbound(listener: (message: OutboundMessage) => void): () => void {
+    return this.subscribe(this.outboundListeners, listener);
+  }
+
+  private subscribe<T>(listeners: Set<T>, listener: T): () => void {
+    listeners.add(listener);
+    this.listen();
+    return () => {
+      listeners.delete(listener);
+      this.unlisten();
+    };
+  }
+
+  private auth() {
+    return { authorization: `Bearer ${this.link.token}` };
+  }
+
+  private listening(): boolean {
+    return this.approvalListeners.size + this.outboundListeners.size > 0;
+  }
+
+  private onStreamEvent(event: ServerEvent): void {
     if (event.event === 'approval') {
       const request = JSON.parse(event.data) as Extract<
         ApprovalEvent,
         { type: 'approval-requested' }
       >['request'];
-      for (const listener of approvalListeners) listener({ type: 'approval-requested', request });
+      for (const listener of this.approvalListeners) listener({ type: 'approval-requested', request });
     } else if (event.event === 'approval-resolved') {
       const resolved = JSON.parse(event.data) as ApprovalEvent;
-      for (const listener of approvalListeners) listener(resolved);
+      for (const listener of this.approvalListeners) listener(resolved);
     } else if (event.event === 'message') {
-      for (const listener of outboundListeners) listener(outboundOf(JSON.parse(event.data)));
+      for (const listener of this.outboundListeners) listener(outboundOf(JSON.parse(event.data)));
     }
-  };
-  const listen = () => {
-    if (events || approvalListeners.size + outboundListeners.size === 0) return;
+  }
+
+  private listen(): void {
+    if (this.events || !this.listening()) return;
     const controller = new AbortController();
-    events = controller;
+    this.events = controller;
     let isReady: () => void = () => {};
-    ready = new Promise<void>((resolve) => {
+    this.ready = new Promise<void>((resolve) => {
       isReady = resolve;
     });
-    void fetch(`${link.url}/api/events?channel=cli`, { headers: auth(), signal: controller.signal })
+    void fetch(`${this.link.url}/api/events?channel=cli`, { headers: this.auth(), signal: controller.signal })
       .then((response) =>
         readEvents(
           response,
-          (event) => (event.event === 'ready' ? isReady() : onStreamEvent(event)),
+          (event) => (event.event === 'ready' ? isReady() : this.onStreamEvent(event)),
           controller.signal,
         ),
       )
@@ -121,46 +208,40 @@ export function createRemoteChatBus(
       .finally(() => {
         isReady();
         // The stream ended on its own (the gateway stopped): the next request or relink reopens it.
-        if (events === controller) events = undefined;
+        if (this.events === controller) this.events = undefined;
       });
-  };
-  const unlisten = () => {
-    if (approvalListeners.size + outboundListeners.size > 0) return;
-    events?.abort();
-    events = undefined;
-  };
-  /** Looks the gateway up again (it restarted: new address or token); true when there is one. */
-  const refresh = async () => {
-    const next = await relink();
-    if (!next) return false;
-    link = next;
-    events?.abort();
-    events = undefined;
-    listen();
-    return true;
-  };
-  const failed = (message: InboundMessage, text: string): OutboundMessage => ({
-    ...replyBase(message),
-    sessionId: message.sessionId ?? '',
-    text,
-    kind: 'error',
-    usage: ZERO,
-  });
+  }
 
-  const send = async (
+  private unlisten(): void {
+    if (this.listening()) return;
+    this.events?.abort();
+    this.events = undefined;
+  }
+
+  /** Looks the gateway up again (it restarted: new address or token); true when there is one. */
+  private async refresh(): Promise<boolean> {
+    const next = await this.relink();
+    if (!next) return false;
+    this.link = next;
+    this.events?.abort();
+    this.events = undefined;
+    this.listen();
+    return true;
+  }
+
+  private async send(
     message: InboundMessage,
     onEvent: ((event: AgentEvent) => void) | undefined,
     signal: AbortSignal | undefined,
-  ): Promise<OutboundMessage | 'unauthorized'> => {
-    listen();
-    await ready;
-    const terminal = message.chatId === 'terminal';
-    const response = await fetch(`${link.url}/api/chat`, {
+  ): Promise<OutboundMessage | 'unauthorized'> {
+    this.listen();
+    await this.ready;
+    const response = await fetch(`${this.link.url}/api/chat`, {
       method: 'POST',
-      headers: { ...auth(), 'content-type': 'application/json', accept: 'text/event-stream' },
+      headers: { ...this.auth(), 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({
         message: message.text,
-        terminal,
+        terminal: message.chatId === 'terminal',
         interactive: message.interactive === true,
         ...(message.sessionId ? { session: message.sessionId } : {}),
       }),
@@ -186,74 +267,11 @@ export function createRemoteChatBus(
       signal,
     );
     return final ?? failed(message, 'The gateway closed the connection before the reply was complete.');
-  };
+  }
+}
 
-  return {
-    async request(message, onEvent, signal) {
-      for (let attempt = 0; ; attempt++) {
-        let outcome: OutboundMessage | 'unauthorized';
-        try {
-          outcome = await send(message, onEvent, signal);
-        } catch (error) {
-          if (signal?.aborted) return failed(message, 'Stopped.');
-          // Refused before anything was sent (the gateway is down or restarting): look it up once more.
-          const refused = (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
-          if (refused && attempt === 0 && (await refresh())) continue;
-          return failed(
-            message,
-            `The gateway at ${link.url} stopped answering (${(error as Error).message}). Start it again with \`${wren()} start\`, then leave and run \`${wren()} chat\` again.`,
-          );
-        }
-        if (outcome !== 'unauthorized') return outcome;
-        if (attempt === 0 && (await refresh())) continue;
-        return failed(
-          message,
-          `The gateway no longer accepts this chat (it was restarted); leave and run \`${wren()} chat\` again.`,
-        );
-      }
-    },
-    async answerApproval(answer) {
-      let response: Response;
-      try {
-        response = await fetch(`${link.url}/api/approvals/${encodeURIComponent(answer.id)}`, {
-          method: 'POST',
-          headers: { ...auth(), 'content-type': 'application/json' },
-          body: JSON.stringify({ answer: answer.choice }),
-        });
-      } catch (error) {
-        return {
-          ok: false,
-          code: 'no_gate',
-          message: `the gateway stopped answering (${(error as Error).message})`,
-        };
-      }
-      if (response.ok) return { ok: true };
-      const body = (await response.json().catch(() => ({}))) as {
-        error?: { code?: string; message?: string };
-      };
-      return {
-        ok: false,
-        code: (body.error?.code as Extract<ApprovalAnswerResult, { ok: false }>['code']) ?? 'not_found',
-        message: body.error?.message ?? `the gateway answered ${response.status}`,
-      };
-    },
-    subscribeApprovals(listener) {
-      approvalListeners.add(listener);
-      listen();
-      return () => {
-        approvalListeners.delete(listener);
-        unlisten();
-      };
-    },
-    subscribeOutbound(listener) {
-      outboundListeners.add(listener);
-      listen();
-      return () => {
-        outboundListeners.delete(listener);
-        unlisten();
-      };
-    },
-  };
+function failed(message: InboundMessage, text: string): OutboundMessage {
+  return { ...replyBase(message), sessionId: message.sessionId ?? '', text, kind: 'error', usage: ZERO };
 }
 
 function replyBase(message: InboundMessage) {

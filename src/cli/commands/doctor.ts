@@ -5,7 +5,7 @@ import type { WrenConfig } from '../../config/wren-config.js';
 import { isLoopbackHost } from '../../gateway/gateway-token.js';
 import { pickEmbeddingEndpoint } from '../../llm/embedding-endpoint.js';
 import { testEndpoint } from '../../llm/test-endpoint.js';
-import { checkDatabaseFile, probeVectorSupport, type VectorSupport } from '../../store/open-database.js';
+import { checkHomeDatabase, checkVectorSupport, type VectorSupport } from '../../services/home-checks.js';
 import { checkSandbox, resolveSandbox } from '../../tools/exec/sandbox.js';
 import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
@@ -33,7 +33,7 @@ function checkConfig(home: string, checks: DoctorCheck[]): WrenConfig | undefine
 function checkDatabase(home: string, checks: DoctorCheck[]): void {
   const path = join(home, 'wren.db');
   try {
-    checkDatabaseFile(path);
+    checkHomeDatabase(home);
     checks.push({ id: 'database.ok', status: 'ok', message: `${path} passes quick_check` });
   } catch (error) {
     checks.push({ id: 'database.ok', status: 'fail', message: (error as Error).message });
@@ -121,7 +121,7 @@ export async function collectChecks(home: string): Promise<DoctorCheck[]> {
  */
 export function memorySearchCheck(
   config: WrenConfig,
-  load: () => VectorSupport = probeVectorSupport,
+  load: () => VectorSupport = checkVectorSupport,
 ): DoctorCheck | undefined {
   const endpoint = pickEmbeddingEndpoint(resolveEndpoints(config));
   if (!endpoint) return undefined;

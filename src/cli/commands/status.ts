@@ -5,10 +5,12 @@ import { resolveEndpoints } from '../../config/load-config.js';
 import type { WrenConfig } from '../../config/wren-config.js';
 import { pickEmbeddingEndpoint } from '../../llm/embedding-endpoint.js';
 import { describeAt } from '../../proactive/describe-at.js';
-import type { ConsolidationStatus } from '../../store/consolidation-status-repository.js';
-import type { Stores } from '../../store/open-stores.js';
-import type { ProactiveSummary } from '../../store/proactive-summary.js';
-import type { UsageTotals } from '../../store/usage-repository.js';
+import type {
+  ConsolidationStatus,
+  ProactiveSummary,
+  StatusService,
+  UsageTotals,
+} from '../../services/status-service.js';
 import { ConfigError } from '../../util/config-error.js';
 import { callGateway, findGateway } from '../gateway-client.js';
 import { plural } from '../plural.js';
@@ -35,16 +37,16 @@ interface LiveStatus {
  */
 function memorySearchStatus(options: {
   config: WrenConfig;
-  stores: Pick<Stores, 'embeddings'>;
+  status: Pick<StatusService, 'embeddings'>;
   live: LiveStatus | undefined;
 }) {
-  const { config, stores, live } = options;
+  const { config, status, live } = options;
   const endpoint = pickEmbeddingEndpoint(resolveEndpoints(config));
   if (!endpoint) return undefined;
   const { failures, lastError, unavailable } = live?.memorySearch ?? {};
   return {
     model: endpoint.model,
-    ...stores.embeddings.counts(endpoint.model),
+    ...status.embeddings(endpoint.model),
     ...(failures ? { failures } : {}),
     ...(lastError ? { lastError } : {}),
     ...(unavailable ? { unavailable } : {}),
@@ -106,7 +108,7 @@ export async function runStatus(options: { home: string; json?: boolean }): Prom
 async function statusOf(options: { home: string; json?: boolean }): Promise<number> {
   return withHome(options.home, async (opened) => {
     const { config } = opened;
-    const stores = opened.stores();
+    const figures = opened.services().status;
     const gateway = await gatewayState(options.home);
     const startOfDay = new Date();
     startOfDay.setHours(0, 0, 0, 0);
@@ -122,11 +124,15 @@ async function statusOf(options: { home: string; json?: boolean }): Promise<numb
         priority,
         enabled,
       })),
-      sessions: stores.status.sessionCount(),
-      usage: { today: stores.usage.totals({ since: startOfDay.getTime() }), total: stores.usage.totals() },
-      consolidation: stores.status.consolidation(),
-      memorySearch: memorySearchStatus({ config, stores, live: gateway.running ? gateway.live : undefined }),
-      proactive: { ...stores.status.proactive(), timezone: config.agent.timezone },
+      sessions: figures.sessionCount(),
+      usage: { today: figures.usage({ since: startOfDay.getTime() }), total: figures.usage() },
+      consolidation: figures.consolidation(),
+      memorySearch: memorySearchStatus({
+        config,
+        status: figures,
+        live: gateway.running ? gateway.live : undefined,
+      }),
+      proactive: { ...figures.proactive(), timezone: config.agent.timezone },
       channels: channelLines(config.channels, gateway.running ? gateway.live?.channels : undefined),
       mcp: (await mcpServerStatuses(options.home)).servers.map(({ name, state, display, tools }) => ({
         name,
