@@ -1,13 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { plainRuntime } from '../../test/support/plain-runtime.js';
 import { ScriptedModel } from '../../test/support/scripted-model.js';
-import { AgentRuntime } from '../agent/agent-runtime.js';
-import { ContextBuilder } from '../agent/context-builder.js';
-import { MemorySessionStore } from '../agent/memory-session-store.js';
-import { ToolRegistry } from '../agent/tool-registry.js';
-import { MessageBus } from '../bus/message-bus.js';
 import type { InboundMessage } from '../bus/messages.js';
 import { HttpChannel } from '../channels/http/http-channel.js';
 import { createGateway } from '../gateway/create-gateway.js';
@@ -22,30 +15,13 @@ afterEach(async () => {
 
 /** A gateway on a free port with its own token, answering "echo: <text>". */
 async function gateway(token: string): Promise<GatewayLink> {
-  const workspace = mkdtempSync(join(tmpdir(), 'wren-remote-'));
-  const bus = new MessageBus();
-  const store = new MemorySessionStore();
   const model = new ScriptedModel();
   model.script(
     ...Array.from({ length: 20 }, () => (request: { messages: Array<{ content: unknown }> }) => ({
       text: `echo: ${String(request.messages.at(-1)?.content).split('\n').at(-1)}`,
     })),
   );
-  new AgentRuntime({
-    bus,
-    store,
-    model,
-    registry: new ToolRegistry(),
-    context: new ContextBuilder({ workspace }),
-    workspace: () => workspace,
-    settings: () => ({
-      maxRounds: 3,
-      maxConcurrency: 2,
-      maxToolResultChars: 1000,
-      repeatLimit: 2,
-      historyReserveTokens: 10,
-    }),
-  }).start();
+  const { workspace, bus, store } = plainRuntime(model, 'wren-remote-');
   const app = createGateway({
     channel: new HttpChannel({ bus }),
     sessions: store,

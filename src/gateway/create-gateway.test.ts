@@ -5,12 +5,8 @@ import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gatedGateway } from '../../test/support/gated-gateway.js';
 import { gatedRuntime, recordingTool, until } from '../../test/support/gated-runtime.js';
+import { plainRuntime } from '../../test/support/plain-runtime.js';
 import { ScriptedModel } from '../../test/support/scripted-model.js';
-import { AgentRuntime } from '../agent/agent-runtime.js';
-import { ContextBuilder } from '../agent/context-builder.js';
-import { MemorySessionStore } from '../agent/memory-session-store.js';
-import { ToolRegistry } from '../agent/tool-registry.js';
-import { MessageBus } from '../bus/message-bus.js';
 import { HttpChannel } from '../channels/http/http-channel.js';
 import { createGateway } from './create-gateway.js';
 import { settleGatewayToken } from './gateway-token.js';
@@ -19,25 +15,8 @@ const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 function setup(extra: Partial<Parameters<typeof createGateway>[0]> = {}) {
-  const workspace = mkdtempSync(join(tmpdir(), 'wren-gw-'));
-  const bus = new MessageBus();
-  const store = new MemorySessionStore();
   const model = new ScriptedModel();
-  new AgentRuntime({
-    bus,
-    store,
-    model,
-    registry: new ToolRegistry(),
-    context: new ContextBuilder({ workspace }),
-    workspace: () => workspace,
-    settings: () => ({
-      maxRounds: 3,
-      maxConcurrency: 2,
-      maxToolResultChars: 1000,
-      repeatLimit: 2,
-      historyReserveTokens: 10,
-    }),
-  }).start();
+  const { workspace, bus, store } = plainRuntime(model, 'wren-gw-');
   const settings = new Map<string, string>();
   const token = settleGatewayToken(
     { get: (key) => settings.get(key), set: (key, value) => settings.set(key, value) },
