@@ -21,7 +21,7 @@ async function gateway(token: string): Promise<GatewayLink> {
       text: `echo: ${String(request.messages.at(-1)?.content).split('\n').at(-1)}`,
     })),
   );
-  const { workspace, bus, store } = plainRuntime(model, 'wren-remote-');
+  const { bus, store } = plainRuntime(model, 'wren-remote-');
   const app = createGateway({
     channel: new HttpChannel({ bus }),
     sessions: store,
