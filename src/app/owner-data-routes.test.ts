@@ -43,7 +43,7 @@ function setup() {
       serviceContext(() => config),
     ),
     config: () => config,
-    memory: { tasks: new TaskRepository(db), memos: new MemoRepository(db) },
+    memory: {},
     logger: {
       info: ((fields: Record<string, unknown>, message: string) => logged.push([fields, message])) as never,
     },

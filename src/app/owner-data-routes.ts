@@ -8,7 +8,7 @@ import type { WrenApp } from './wren-app.js';
 
 /** What the owner-data routes use of the app (a WrenApp has it all). */
 export type OwnerRoutesApp = Pick<WrenApp, 'home' | 'services' | 'config'> & {
-  memory: Pick<WrenApp['memory'], 'tasks' | 'memos'> & Partial<Pick<WrenApp['memory'], 'search'>>;
+  memory: Partial<Pick<WrenApp['memory'], 'search'>>;
   logger: Pick<WrenApp['logger'], 'info'>;
 };
 
@@ -18,7 +18,8 @@ export type OwnerRoutesApp = Pick<WrenApp, 'home' | 'services' | 'config'> & {
  *
  * - memory files, HISTORY.md and memory search over the workspace in force (`config().workspace`) and the
  *   home's database, dates in `agent.timezone`; each edit is logged by file name and size;
- * - tasks and memos on the repositories the `task`/`memo` tools use (`app.memory.tasks`/`.memos`);
+ * - tasks and memos through the task and memo services (`app.services`), the rules the `task`/`memo` tools
+ *   and `wren task`/`memo` follow;
  * - uploads into the workspace inbox (logged by path and size);
  * - web push: subscriptions in the home's database (the table the push deliverer reads), the VAPID key
  *   pair of `<home>/push-vapid.json` (created on first use; only the public key leaves), and whether
@@ -49,5 +50,5 @@ export function ownerDataRoutes(app: OwnerRoutesApp): Hono[] {
     },
     enabled: () => app.config().proactive.push,
   });
-  return [memory, taskRoutes(app.memory.tasks), memoRoutes(app.memory.memos), upload, push];
+  return [memory, taskRoutes(app.services.tasks), memoRoutes(app.services.memos), upload, push];
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { jsonSender, routeHarness } from '../../test/support/route-harness.js';
+import { createMemoService, tagsOf, withTags } from '../services/memo-service.js';
 import { MemoRepository } from '../store/memo-repository.js';
-import { memoRoutes, tagsOf, withTags } from './memo-routes.js';
+import { memoRoutes } from './memo-routes.js';
 
 const harness = routeHarness();
 
@@ -16,7 +17,7 @@ function setup() {
   const { db } = harness.database('wren-memoapi-');
   let now = Date.parse('2026-04-01T09:00:00Z');
   const memos = new MemoRepository(db, () => now++);
-  const app = memoRoutes(memos);
+  const app = memoRoutes(createMemoService({ memos }));
   const send = jsonSender<Body>(app);
   return { memos, send };
 }

@@ -1,63 +1,23 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { Memo } from '../store/memo-repository.js';
-import type { MemoStore } from '../store/ports.js';
+import { type Memo, type MemoService, tagsOf } from '../services/memo-service.js';
 import type * as Api from './api-types.js';
+import { failureResponse } from './failure-response.js';
 import { problem } from './problem.js';
 import { badId, limitBody, positiveId, validBody, wholeQuery } from './route-input.js';
 
-/** Longest memo text the API stores (the `memo` tool has no cap; a memo is a note, not a document). */
-export const MAX_MEMO_CHARS = 100_000;
 const LIMIT = { list: 100, search: 50, max: 500 };
 const MAX_QUERY_CHARS = 500;
 
-/** A tag: one word of letters, digits, `_` or `-` (it becomes `#word` in the text). */
-const TAG = /^[\p{L}\p{N}_-]{1,40}$/u;
-const HASHTAG = /(?:^|\s)#([\p{L}\p{N}_-]{1,40})(?=$|[\s.,;:!?)])/gu;
-
-const text = z
-  .string()
-  .max(MAX_MEMO_CHARS)
-  .refine((value) => value.trim() !== '', 'text must not be empty');
-const tags = z.array(z.string().regex(TAG, 'each tag is 1-40 letters, digits, _ or -')).max(20);
-
-const newMemo = z.object({ text, tags: tags.optional() }).strict();
-const memoChanges = z.object({ text: text.optional(), tags: tags.optional() }).strict();
-
-/** The `#tags` written in a memo's text, in order, each once (case-insensitively). */
-export function tagsOf(body: string): string[] {
-  const seen = new Set<string>();
-  const found: string[] = [];
-  for (const match of body.matchAll(HASHTAG)) {
-    const tag = match[1]!;
-    if (seen.has(tag.toLowerCase())) continue;
-    seen.add(tag.toLowerCase());
-    found.push(tag);
-  }
-  return found;
-}
-
-/**
- * `body` with each of `tags` it does not carry yet appended as `#tag`. Memos have no tag column: a tag is a
- * `#word` in the text, which full-text search finds like any other word and which `tagsOf` reads back.
- */
-export function withTags(body: string, wanted: readonly string[]): string {
-  const present = new Set(tagsOf(body).map((tag) => tag.toLowerCase()));
-  const missing: string[] = [];
-  for (const tag of wanted) {
-    if (present.has(tag.toLowerCase())) continue;
-    present.add(tag.toLowerCase());
-    missing.push(`#${tag}`);
-  }
-  const trimmed = body.trim();
-  return missing.length ? `${trimmed}${trimmed ? ' ' : ''}${missing.join(' ')}` : trimmed;
-}
+// The body's shape only: the memo service checks the text and the tags.
+const newMemo = z.object({ text: z.string(), tags: z.array(z.string()).optional() }).strict();
+const memoChanges = z.object({ text: z.string().optional(), tags: z.array(z.string()).optional() }).strict();
 
 /** A memo as the API shows it: the stored fields plus the tags read from its text. */
 const shown = (memo: Memo): Api.Memo => ({ ...memo, tags: tagsOf(memo.text) });
 
 /**
- * The owner's memos over HTTP, on the repository the `memo` tool and `wren memo` use:
+ * The owner's memos over HTTP, through the memo service the `memo` tool and `wren memo` use:
  *
  * - `GET /api/memos?q=…&limit=N` → `{memos}`: with `q`, best match first (the tool's full-text search),
  *   else newest first;
@@ -66,8 +26,9 @@ const shown = (memo: Memo): Api.Memo => ({ ...memo, tags: tagsOf(memo.text) });
  * - `DELETE /api/memos/:id` → `{deleted: id}`.
  *
  * Every memo carries `tags`: the `#words` of its text (tags sent are stored that way, see `withTags`).
+ * A refusal of the service answers 400 (invalid), 404 (no such memo) or 413 (too large with its tags).
  */
-export function memoRoutes(memos: MemoStore): Hono {
+export function memoRoutes(memos: MemoService): Hono {
   const app = new Hono();
   app.use('/api/memos', limitBody());
   app.use('/api/memos/*', limitBody());
@@ -86,13 +47,9 @@ export function memoRoutes(memos: MemoStore): Hono {
   app.post('/api/memos', async (c) => {
     const parsed = await validBody(c, newMemo);
     if (!parsed.ok) return parsed.response;
-    const body = withTags(parsed.value.text, parsed.value.tags ?? []);
-    if (body.length > MAX_MEMO_CHARS)
-      return c.json(
-        problem('too_large', `The memo with its tags is over ${MAX_MEMO_CHARS} characters.`),
-        413,
-      );
-    return c.json({ memo: shown(memos.add(body)) } satisfies Api.MemoSaved, 201);
+    const saved = memos.add(parsed.value);
+    if (!saved.ok) return failureResponse(c, saved);
+    return c.json({ memo: shown(saved.memo) } satisfies Api.MemoSaved, 201);
   });
 
   app.patch('/api/memos/:id', async (c) => {
@@ -100,27 +57,16 @@ export function memoRoutes(memos: MemoStore): Hono {
     if (id === undefined) return badId(c, 'memo');
     const parsed = await validBody(c, memoChanges);
     if (!parsed.ok) return parsed.response;
-    const current = memos.get(id);
-    if (!current) return c.json(problem('not_found', `There is no memo #${id}.`), 404);
-    const body = withTags(parsed.value.text ?? current.text, parsed.value.tags ?? []);
-    if (body.length > MAX_MEMO_CHARS)
-      return c.json(
-        problem('too_large', `The memo with its tags is over ${MAX_MEMO_CHARS} characters.`),
-        413,
-      );
-    if (body === current.text) return c.json({ memo: shown(current) } satisfies Api.MemoSaved);
-    const memo = memos.update(id, body);
-    return memo
-      ? c.json({ memo: shown(memo) } satisfies Api.MemoSaved)
-      : c.json(problem('not_found', `There is no memo #${id}.`), 404);
+    const saved = memos.update(id, parsed.value);
+    if (!saved.ok) return failureResponse(c, saved);
+    return c.json({ memo: shown(saved.memo) } satisfies Api.MemoSaved);
   });
 
   app.delete('/api/memos/:id', (c) => {
     const id = positiveId(c);
     if (id === undefined) return badId(c, 'memo');
-    return memos.delete(id)
-      ? c.json({ deleted: id } satisfies Api.Deleted)
-      : c.json(problem('not_found', `There is no memo #${id}.`), 404);
+    const deleted = memos.delete(id);
+    return deleted.ok ? c.json({ deleted: id } satisfies Api.Deleted) : failureResponse(c, deleted);
   });
   return app;
 }

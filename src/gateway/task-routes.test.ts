@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsonSender, routeHarness } from '../../test/support/route-harness.js';
 import { openTasksSection } from '../memory/tools/task-tool.js';
+import { createTaskService } from '../services/task-service.js';
 import { TaskRepository } from '../store/task-repository.js';
 import { taskRoutes } from './task-routes.js';
 
@@ -17,7 +18,7 @@ function setup() {
   const { db } = harness.database('wren-taskapi-');
   let now = Date.parse('2026-04-01T09:00:00Z');
   const tasks = new TaskRepository(db, () => now++);
-  const app = taskRoutes(tasks);
+  const app = taskRoutes(createTaskService({ tasks }));
   const send = jsonSender<Body>(app);
   return { tasks, send };
 }

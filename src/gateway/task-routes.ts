@@ -1,34 +1,32 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { TaskStore } from '../store/ports.js';
-import { normalizeDue } from '../store/task-repository.js';
+import type { TaskService } from '../services/task-service.js';
 import type * as Api from './api-types.js';
+import { failureResponse } from './failure-response.js';
 import { problem } from './problem.js';
 import { badId, limitBody, positiveId, validBody } from './route-input.js';
 
-/** Longest title and notes the API stores (the `task` tool has no cap; a title is one line of a list). */
-export const MAX_TASK_TITLE_CHARS = 500;
-export const MAX_TASK_NOTES_CHARS = 20_000;
 /** Tasks one list answer holds at most. */
 const LIST_LIMIT = 500;
 
+// The body's shape only: the task service checks the title, notes and due date.
 const priority = z.enum(['low', 'normal', 'high']);
-const title = z
-  .string()
-  .max(MAX_TASK_TITLE_CHARS)
-  .refine((text) => text.trim() !== '', 'title must not be empty');
-const notes = z.string().max(MAX_TASK_NOTES_CHARS);
 /** `YYYY-MM-DD` or `YYYY-MM-DD HH:MM` in the owner's zone; `null` or '' means none (clears it on PATCH). */
 const due = z.string().max(40).nullable();
 
 const newTask = z
-  .object({ title, notes: notes.optional(), due: due.optional(), priority: priority.optional() })
+  .object({
+    title: z.string(),
+    notes: z.string().optional(),
+    due: due.optional(),
+    priority: priority.optional(),
+  })
   .strict();
 
 const taskChanges = z
   .object({
-    title: title.optional(),
-    notes: notes.optional(),
+    title: z.string().optional(),
+    notes: z.string().optional(),
     due: due.optional(),
     priority: priority.optional(),
     status: z.enum(['open', 'done']).optional(),
@@ -37,19 +35,9 @@ const taskChanges = z
 
 const STATUS_FILTERS = ['open', 'done', 'all'] as const;
 
-/** A due date as stored: null for none, else normalised; or the message saying what to write instead. */
-function dueDate(text: string | null): { ok: true; due: string | null } | { ok: false; error: string } {
-  if (text === null || text.trim() === '') return { ok: true, due: null };
-  try {
-    return { ok: true, due: normalizeDue(text) };
-  } catch (error) {
-    return { ok: false, error: (error as Error).message };
-  }
-}
-
 /**
- * The owner's to-dos over HTTP, on the repository the `task` tool and `wren task` use (so the open ones
- * reach the next prompt the same way):
+ * The owner's to-dos over HTTP, through the task service the `task` tool and `wren task` use (so the open
+ * ones reach the next prompt the same way):
  *
  * - `GET /api/tasks?status=open|done|all` (default open) → `{tasks}`: open ones soonest due first, done
  *   ones most recently completed first;
@@ -57,8 +45,10 @@ function dueDate(text: string | null): { ok: true; due: string | null } | { ok: 
  * - `PATCH /api/tasks/:id` `{title?, notes?, due?, priority?, status?}` → `{task}` (`due: null` or ''
  *   clears it; `status` done/open completes or reopens);
  * - `DELETE /api/tasks/:id` → `{deleted: id}`.
+ *
+ * A refusal of the service answers 400 (invalid input, e.g. `due: Invalid due date …`) or 404 (no such task).
  */
-export function taskRoutes(tasks: TaskStore): Hono {
+export function taskRoutes(tasks: TaskService): Hono {
   const app = new Hono();
   app.use('/api/tasks', limitBody());
   app.use('/api/tasks/*', limitBody());
@@ -75,16 +65,9 @@ export function taskRoutes(tasks: TaskStore): Hono {
   app.post('/api/tasks', async (c) => {
     const parsed = await validBody(c, newTask);
     if (!parsed.ok) return parsed.response;
-    const { title, notes, priority } = parsed.value;
-    const when = dueDate(parsed.value.due ?? null);
-    if (!when.ok) return c.json(problem('bad_request', `due: ${when.error}`), 400);
-    const task = tasks.create({
-      title,
-      ...(notes !== undefined ? { notes } : {}),
-      ...(when.due ? { due: when.due } : {}),
-      ...(priority ? { priority } : {}),
-    });
-    return c.json({ task } satisfies Api.TaskSaved, 201);
+    const created = tasks.create(parsed.value);
+    if (!created.ok) return failureResponse(c, created);
+    return c.json({ task: created.task } satisfies Api.TaskSaved, 201);
   });
 
   app.patch('/api/tasks/:id', async (c) => {
@@ -92,30 +75,16 @@ export function taskRoutes(tasks: TaskStore): Hono {
     if (id === undefined) return badId(c, 'task');
     const parsed = await validBody(c, taskChanges);
     if (!parsed.ok) return parsed.response;
-    const { title, notes, priority, status } = parsed.value;
-    // Everything is checked before anything is written, so a bad due date changes nothing.
-    const when = parsed.value.due === undefined ? undefined : dueDate(parsed.value.due);
-    if (when && !when.ok) return c.json(problem('bad_request', `due: ${when.error}`), 400);
-    if (!tasks.get(id)) return c.json(problem('not_found', `There is no task #${id}.`), 404);
-    let task = tasks.update(id, {
-      ...(title !== undefined ? { title } : {}),
-      ...(notes !== undefined ? { notes } : {}),
-      ...(when ? { due: when.due } : {}),
-      ...(priority ? { priority } : {}),
-    });
-    if (status === 'done') task = tasks.complete(id);
-    else if (status === 'open') task = tasks.reopen(id);
-    // Deleted meanwhile (another process: `wren task delete`).
-    if (!task) return c.json(problem('not_found', `There is no task #${id}.`), 404);
-    return c.json({ task } satisfies Api.TaskSaved);
+    const saved = tasks.update(id, parsed.value);
+    if (!saved.ok) return failureResponse(c, saved);
+    return c.json({ task: saved.task } satisfies Api.TaskSaved);
   });
 
   app.delete('/api/tasks/:id', (c) => {
     const id = positiveId(c);
     if (id === undefined) return badId(c, 'task');
-    return tasks.delete(id)
-      ? c.json({ deleted: id } satisfies Api.Deleted)
-      : c.json(problem('not_found', `There is no task #${id}.`), 404);
+    const deleted = tasks.delete(id);
+    return deleted.ok ? c.json({ deleted: id } satisfies Api.Deleted) : failureResponse(c, deleted);
   });
   return app;
 }

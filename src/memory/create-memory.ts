@@ -4,8 +4,9 @@ import type { ContextBuilderOptions } from '../agent/context-builder.js';
 import type { SessionRecord, SessionStore } from '../agent/session-store.js';
 import type { Tool } from '../agent/tool.js';
 import type { ChatModel } from '../llm/types.js';
+import { createMemoService, type MemoService } from '../services/memo-service.js';
+import { createTaskService, type TaskService } from '../services/task-service.js';
 import type { Stores } from '../store/open-stores.js';
-import type { MemoStore, TaskStore } from '../store/ports.js';
 import { Consolidator, type ConsolidatorOptions } from './consolidator.js';
 import { createMemoryCommands } from './memory-commands.js';
 import type { MemoryConfig } from './memory-config.js';
@@ -51,8 +52,9 @@ export interface Memory {
   consolidator: Consolidator;
   /** What `memory_search` runs: past messages and HISTORY.md, by keywords (and meaning, when configured). */
   search: MemorySearcher;
-  memos: MemoStore;
-  tasks: TaskStore;
+  /** The memo and task services the `memo` and `task` tools act through (as `wren memo`/`task` and the API). */
+  memos: MemoService;
+  tasks: TaskService;
   skills: SkillLibrary;
   /** Call from AgentRuntimeOptions.onTurnEnd: starts a background consolidation when one is due. */
   afterTurn(session: SessionRecord): void;
@@ -66,7 +68,9 @@ export interface Memory {
 
 /** Builds the memory subsystem over the home's stores and workspace. Does no I/O until `start`. */
 export function createMemory(deps: MemoryDeps): Memory {
-  const { consolidation: status, memos, tasks, taint } = deps.stores;
+  const { consolidation: status, taint } = deps.stores;
+  const memos = createMemoService(deps.stores);
+  const tasks = createTaskService(deps.stores);
   const skills = new SkillLibrary(deps.workspace, deps.env);
   const consolidator = new Consolidator({
     store: deps.store,

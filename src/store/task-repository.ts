@@ -19,7 +19,7 @@ export interface Task {
 export interface TaskFields {
   title?: string;
   notes?: string;
-  /** `null` clears the due date. Must already be normalised (see `normalizeDue`). */
+  /** `null` clears the due date. Stored as given: the task service normalises it. */
   due?: string | null;
   priority?: TaskPriority;
 }
@@ -47,22 +47,6 @@ const toTask = (row: TaskRow): Task => ({
   updatedAt: row.updated_at,
   ...(row.completed_at !== null ? { completedAt: row.completed_at } : {}),
 });
-
-/**
- * A due date as stored: `YYYY-MM-DD` or `YYYY-MM-DD HH:MM` (a `T` separator and seconds are accepted).
- * @throws Error with an actionable message for anything else or an impossible date.
- */
-export function normalizeDue(text: string): string {
-  const match = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2})?)?$/.exec(text.trim());
-  const fail = () =>
-    new Error(`Invalid due date "${text}": use YYYY-MM-DD or YYYY-MM-DD HH:MM (e.g. 2026-12-24 18:00).`);
-  if (!match) throw fail();
-  const [, y, m, d, hh, mm] = match;
-  const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
-  if (date.getUTCMonth() !== Number(m) - 1 || date.getUTCDate() !== Number(d)) throw fail();
-  if (hh !== undefined && (Number(hh) > 23 || Number(mm) > 59)) throw fail();
-  return hh === undefined ? `${y}-${m}-${d}` : `${y}-${m}-${d} ${hh}:${mm}`;
-}
 
 /** Soonest due first (undated last), then high before normal before low. */
 const OPEN_ORDER = `due IS NULL, due, CASE priority WHEN 'high' THEN 0 WHEN 'normal' THEN 1 ELSE 2 END, id`;

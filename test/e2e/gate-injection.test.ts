@@ -11,6 +11,7 @@ import { createTaskTool } from '../../src/memory/tools/task-tool.js';
 import { readJobsFile } from '../../src/proactive/jobs-file.js';
 import { createCronTool } from '../../src/proactive/tools/cron-tool.js';
 import { createReminderTool } from '../../src/proactive/tools/reminder-tool.js';
+import { createTaskService } from '../../src/services/task-service.js';
 import { CronJobRepository } from '../../src/store/cron-job-repository.js';
 import { openDatabase } from '../../src/store/open-database.js';
 import { OutboxRepository } from '../../src/store/outbox-repository.js';
@@ -164,7 +165,7 @@ describe('prompt injection through a fetched page', () => {
     });
     cleanups.push(setup.close);
     const tasks = new TaskRepository(setup.db);
-    setup.registry.register(createTaskTool({ tasks }));
+    setup.registry.register(createTaskTool({ tasks: createTaskService({ tasks }) }));
     llm.script(
       { toolCalls: [{ name: 'web_fetch', arguments: { url: `${pageUrl}/recipes` } }] },
       {

@@ -2,12 +2,15 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { WrenConfig } from '../../config/wren-config.js';
 import type { OwnerServices } from '../../services/owner-services.js';
+import type { ServiceFailure } from '../../services/service-failure.js';
 import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 import { wholeNumber } from '../whole-number.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
 const json = (value: unknown) => out(JSON.stringify(value, null, 2));
+
+type Opened = { config: WrenConfig; services: OwnerServices; timezone: string };
 
 function parseId(text: string): number | undefined {
   return /^\d+$/.test(text) && Number(text) > 0 ? Number(text) : undefined;
@@ -23,14 +26,17 @@ function requireId(text: string, kind: 'memo' | 'task'): number | undefined {
   return number;
 }
 
-async function withHome(
-  home: string,
-  run: (opened: {
-    config: WrenConfig;
-    services: OwnerServices;
-    timezone: string;
-  }) => Promise<number> | number,
-) {
+/** Says why a service refused on stderr; the exit code: 1 for an unknown id, 2 for bad input. */
+function refused(failure: ServiceFailure, id?: { kind: 'memo' | 'task'; number: number }): number {
+  if (failure.code === 'not_found' && id) {
+    process.stderr.write(`wren: there is no ${id.kind} #${id.number}\n`);
+    return EXIT.failed;
+  }
+  process.stderr.write(`wren: ${failure.error}\n`);
+  return failure.code === 'not_found' ? EXIT.failed : EXIT.usage;
+}
+
+async function withHome(home: string, run: (opened: Opened) => Promise<number> | number) {
   const { withHome: withOpened } = await import('../../app/open-home.js');
   return withOpened(home, (opened) =>
     run({ config: opened.config, services: opened.services(), timezone: opened.config.agent.timezone }),
@@ -45,6 +51,16 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
   const memory = program
     .command('memory')
     .description('search and show what Wren remembers, undo a memory tidy');
+  registerMemorySearch(memory, home);
+  registerMemoryShow(memory, home);
+  registerUndoTidy(memory, home);
+  registerMemoCommands(program, home);
+  registerTaskCommands(program, home);
+}
+
+type SearchOptions = { since?: string; until?: string; limit?: number; json?: boolean };
+
+function registerMemorySearch(memory: Command, home: () => string): void {
   memory
     .command('search <query...>')
     .description(
@@ -54,35 +70,34 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
     .option('--until <date>', 'up to this day, inclusive (YYYY-MM-DD)')
     .option('--limit <n>', 'results per source (default 8)', (value) => wholeNumber(value, 1, 1000))
     .option('--json', 'print JSON')
-    .action(
-      async (
-        words: string[],
-        options: { since?: string; until?: string; limit?: number; json?: boolean },
-      ) => {
-        const { formatSearchResult } = await import('../../memory/memory-search.js');
-        const bad = [options.since, options.until].find((date) => date && !/^\d{4}-\d{2}-\d{2}$/.test(date));
-        if (bad || (options.limit !== undefined && !(options.limit > 0))) {
-          process.stderr.write(
-            `wren: ${bad ? `invalid date "${bad}": use YYYY-MM-DD` : '--limit must be a positive number'}\n`,
-          );
-          process.exitCode = EXIT.usage;
-          return;
-        }
-        process.exitCode = await withHome(home(), async ({ services, config }) => {
-          const query = words.join(' ');
-          const search = await services.memorySearch.searcher(config);
-          const result = await search({
-            text: query,
-            ...(options.since ? { since: options.since } : {}),
-            ...(options.until ? { until: options.until } : {}),
-            ...(options.limit ? { limit: options.limit } : {}),
-          });
-          if (options.json) json({ query, ...result });
-          else out(formatSearchResult(query, result));
-          return result.history.length + result.messages.length > 0 ? EXIT.ok : EXIT.failed;
-        });
-      },
-    );
+    .action(async (words: string[], options: SearchOptions) => {
+      const bad = [options.since, options.until].find((date) => date && !/^\d{4}-\d{2}-\d{2}$/.test(date));
+      if (bad || (options.limit !== undefined && !(options.limit > 0))) {
+        process.stderr.write(
+          `wren: ${bad ? `invalid date "${bad}": use YYYY-MM-DD` : '--limit must be a positive number'}\n`,
+        );
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      process.exitCode = await withHome(home(), (opened) => searchMemory(opened, words.join(' '), options));
+    });
+}
+
+async function searchMemory({ services, config }: Opened, query: string, options: SearchOptions) {
+  const { formatSearchResult } = await import('../../memory/memory-search.js');
+  const search = await services.memorySearch.searcher(config);
+  const result = await search({
+    text: query,
+    ...(options.since ? { since: options.since } : {}),
+    ...(options.until ? { until: options.until } : {}),
+    ...(options.limit ? { limit: options.limit } : {}),
+  });
+  if (options.json) json({ query, ...result });
+  else out(formatSearchResult(query, result));
+  return result.history.length + result.messages.length > 0 ? EXIT.ok : EXIT.failed;
+}
+
+function registerMemoryShow(memory: Command, home: () => string): void {
   memory
     .command('show')
     .description('print MEMORY.md and the consolidation status')
@@ -112,6 +127,9 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
         return EXIT.ok;
       });
     });
+}
+
+function registerUndoTidy(memory: Command, home: () => string): void {
   memory
     .command('undo-tidy')
     .description('put MEMORY.md back as it was before the last memory tidy (recorded in HISTORY.md)')
@@ -138,44 +156,50 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
         }
       });
     });
-  registerMemoCommands(program, home);
-  registerTaskCommands(program, home);
 }
 
 function registerMemoCommands(program: Command, home: () => string): void {
   const memo = program.command('memo').description('notes kept by Wren (list, add, search, delete)');
-  const list = async (options: { json?: boolean; limit?: number }) => {
-    const { memoLine } = await import('../../memory/tools/memo-tool.js');
-    process.exitCode = await withHome(home(), ({ services, timezone }) => {
-      const memos = services.memos.list(options.limit ?? 50);
-      if (options.json) json(memos);
-      else out(memos.length ? memos.map((item) => memoLine(item, timezone)).join('\n') : 'No memos yet.');
-      return EXIT.ok;
-    });
-  };
+  registerMemoList(memo, home);
+  registerMemoAdd(memo, home);
+  registerMemoSearch(memo, home);
+  registerMemoDelete(memo, home);
+}
+
+function registerMemoList(memo: Command, home: () => string): void {
   memo
     .command('list', { isDefault: true })
     .description('newest memos first')
     .option('--limit <n>', 'how many (default 50)', (value) => wholeNumber(value, 1, 1000))
     .option('--json', 'print JSON')
-    .action(list);
+    .action(async (options: { json?: boolean; limit?: number }) => {
+      const { memoLine } = await import('../../memory/tools/memo-tool.js');
+      process.exitCode = await withHome(home(), ({ services, timezone }) => {
+        const memos = services.memos.list(options.limit ?? 50);
+        if (options.json) json(memos);
+        else out(memos.length ? memos.map((item) => memoLine(item, timezone)).join('\n') : 'No memos yet.');
+        return EXIT.ok;
+      });
+    });
+}
+
+function registerMemoAdd(memo: Command, home: () => string): void {
   memo
     .command('add <text...>')
     .description('save a memo')
     .option('--json', 'print JSON')
     .action(async (words: string[], options: { json?: boolean }) => {
       process.exitCode = await withHome(home(), ({ services }) => {
-        const text = words.join(' ').trim();
-        if (!text) {
-          process.stderr.write('wren: a memo needs some text\n');
-          return EXIT.usage;
-        }
-        const saved = services.memos.add(text);
-        if (options.json) json(saved);
-        else out(`Saved memo #${saved.id}.`);
+        const saved = services.memos.add({ text: words.join(' ') });
+        if (!saved.ok) return refused(saved);
+        if (options.json) json(saved.memo);
+        else out(`Saved memo #${saved.memo.id}.`);
         return EXIT.ok;
       });
     });
+}
+
+function registerMemoSearch(memo: Command, home: () => string): void {
   memo
     .command('search <query...>')
     .description('memos matching the words, best first')
@@ -190,6 +214,9 @@ function registerMemoCommands(program: Command, home: () => string): void {
         return found.length ? EXIT.ok : EXIT.failed;
       });
     });
+}
+
+function registerMemoDelete(memo: Command, home: () => string): void {
   memo
     .command('delete <id>')
     .description('delete a memo by id')
@@ -197,18 +224,23 @@ function registerMemoCommands(program: Command, home: () => string): void {
       const number = requireId(id, 'memo');
       if (number === undefined) return;
       process.exitCode = await withHome(home(), ({ services }) => {
-        if (services.memos.delete(number)) {
-          out(`Deleted memo #${number}.`);
-          return EXIT.ok;
-        }
-        process.stderr.write(`wren: there is no memo #${number}\n`);
-        return EXIT.failed;
+        const deleted = services.memos.delete(number);
+        if (!deleted.ok) return refused(deleted, { kind: 'memo', number });
+        out(`Deleted memo #${number}.`);
+        return EXIT.ok;
       });
     });
 }
 
 function registerTaskCommands(program: Command, home: () => string): void {
   const task = program.command('task').description('to-dos kept by Wren (list, add, done, delete)');
+  registerTaskList(task, home);
+  registerTaskAdd(task, home);
+  registerTaskDone(task, home);
+  registerTaskDelete(task, home);
+}
+
+function registerTaskList(task: Command, home: () => string): void {
   task
     .command('list', { isDefault: true })
     .description('open tasks, soonest due first')
@@ -224,6 +256,11 @@ function registerTaskCommands(program: Command, home: () => string): void {
         return EXIT.ok;
       });
     });
+}
+
+type TaskAddOptions = { due?: string; priority?: string; notes?: string; json?: boolean };
+
+function registerTaskAdd(task: Command, home: () => string): void {
   task
     .command('add <title...>')
     .description('add a task')
@@ -231,60 +268,51 @@ function registerTaskCommands(program: Command, home: () => string): void {
     .option('--priority <level>', 'low, normal or high')
     .option('--notes <text>', 'details')
     .option('--json', 'print JSON')
-    .action(
-      async (
-        words: string[],
-        options: { due?: string; priority?: string; notes?: string; json?: boolean },
-      ) => {
-        const { normalizeDue } = await import('../../store/task-repository.js');
-        const { taskLine } = await import('../../memory/tools/task-tool.js');
-        let due: string | undefined;
-        try {
-          due = options.due ? normalizeDue(options.due) : undefined;
-        } catch (error) {
-          process.stderr.write(`wren: ${(error as Error).message}\n`);
-          process.exitCode = EXIT.usage;
-          return;
-        }
-        const priority = options.priority?.toLowerCase();
-        if (priority !== undefined && priority !== 'low' && priority !== 'normal' && priority !== 'high') {
-          process.stderr.write(`wren: --priority must be low, normal or high (got "${options.priority}")\n`);
-          process.exitCode = EXIT.usage;
-          return;
-        }
-        process.exitCode = await withHome(home(), ({ services }) => {
-          const created = services.tasks.create({
-            title: words.join(' '),
-            ...(due ? { due } : {}),
-            ...(priority ? { priority } : {}),
-            ...(options.notes ? { notes: options.notes } : {}),
-          });
-          if (options.json) json(created);
-          else out(`Added ${taskLine(created)}`);
-          return EXIT.ok;
+    .action(async (words: string[], options: TaskAddOptions) => {
+      const { taskLine } = await import('../../memory/tools/task-tool.js');
+      process.exitCode = await withHome(home(), ({ services }) => {
+        const created = services.tasks.create({
+          title: words.join(' '),
+          ...(options.due ? { due: options.due } : {}),
+          ...(options.priority !== undefined ? { priority: options.priority.toLowerCase() } : {}),
+          ...(options.notes ? { notes: options.notes } : {}),
         });
-      },
-    );
-  for (const [name, description] of [
-    ['done', 'mark a task done'],
-    ['delete', 'delete a task'],
-  ] as const) {
-    task
-      .command(`${name} <id>`)
-      .description(description)
-      .action(async (id: string) => {
-        const number = requireId(id, 'task');
-        if (number === undefined) return;
-        process.exitCode = await withHome(home(), ({ services }) => {
-          const tasks = services.tasks;
-          const ok = name === 'done' ? tasks.complete(number) !== undefined : tasks.delete(number);
-          if (!ok) {
-            process.stderr.write(`wren: there is no task #${number}\n`);
-            return EXIT.failed;
-          }
-          out(name === 'done' ? `Done: task #${number}.` : `Deleted task #${number}.`);
-          return EXIT.ok;
-        });
+        if (!created.ok) return refused(created);
+        if (options.json) json(created.task);
+        else out(`Added ${taskLine(created.task)}`);
+        return EXIT.ok;
       });
-  }
+    });
+}
+
+function registerTaskDone(task: Command, home: () => string): void {
+  task
+    .command('done <id>')
+    .description('mark a task done')
+    .action(async (id: string) => {
+      const number = requireId(id, 'task');
+      if (number === undefined) return;
+      process.exitCode = await withHome(home(), ({ services }) => {
+        const done = services.tasks.complete(number);
+        if (!done.ok) return refused(done, { kind: 'task', number });
+        out(`Done: task #${number}.`);
+        return EXIT.ok;
+      });
+    });
+}
+
+function registerTaskDelete(task: Command, home: () => string): void {
+  task
+    .command('delete <id>')
+    .description('delete a task')
+    .action(async (id: string) => {
+      const number = requireId(id, 'task');
+      if (number === undefined) return;
+      process.exitCode = await withHome(home(), ({ services }) => {
+        const deleted = services.tasks.delete(number);
+        if (!deleted.ok) return refused(deleted, { kind: 'task', number });
+        out(`Deleted task #${number}.`);
+        return EXIT.ok;
+      });
+    });
 }

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
 import { toolSchema } from '../../agent/tool-schema.js';
-import type { Memo } from '../../store/memo-repository.js';
-import type { MemoStore } from '../../store/ports.js';
+import type { Memo, MemoService } from '../../services/memo-service.js';
 import { formatStamp } from '../format-time.js';
 
 const parameters = z
@@ -24,7 +23,7 @@ function preview(text: string): string {
 }
 
 /** `memo`: the owner's notes (save, list, search, delete). Moderate risk; reads are private data. */
-export function createMemoTool(deps: { memos: MemoStore; timezone?: () => string | undefined }): Tool {
+export function createMemoTool(deps: { memos: MemoService; timezone?: () => string | undefined }): Tool {
   return {
     name: 'memo',
     description:
@@ -42,8 +41,9 @@ export function createMemoTool(deps: { memos: MemoStore; timezone?: () => string
       switch (args.action) {
         case 'save': {
           if (!args.text?.trim()) throw new ToolError('memo save needs "text": the note to keep.');
-          const memo = deps.memos.add(args.text);
-          return { content: `Saved memo #${memo.id}.`, details: memo };
+          const saved = deps.memos.add({ text: args.text });
+          if (!saved.ok) throw new ToolError(saved.error);
+          return { content: `Saved memo #${saved.memo.id}.`, details: saved.memo };
         }
         case 'list': {
           const memos = deps.memos.list(args.limit ?? 20);
@@ -61,7 +61,7 @@ export function createMemoTool(deps: { memos: MemoStore; timezone?: () => string
         }
         case 'delete': {
           if (args.id === undefined) throw new ToolError('memo delete needs "id" (see memo list).');
-          if (!deps.memos.delete(args.id))
+          if (!deps.memos.delete(args.id).ok)
             throw new ToolError(`There is no memo #${args.id}; list memos to see the ids.`);
           return { content: `Deleted memo #${args.id}.` };
         }

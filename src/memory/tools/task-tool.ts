@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
 import { toolSchema } from '../../agent/tool-schema.js';
-import type { TaskStore } from '../../store/ports.js';
-import { normalizeDue, type Task } from '../../store/task-repository.js';
+import type { ServiceFailure, Task, TaskResult, TaskService } from '../../services/task-service.js';
 
 const priority = z.enum(['low', 'normal', 'high']);
 
@@ -30,16 +29,20 @@ export function taskLine(task: Task): string {
   return `#${task.id}${flags.length ? ` [${flags.join(', ')}]` : ''} ${task.title}${task.due ? ` (due ${task.due})` : ''}${task.notes ? ` — ${task.notes}` : ''}`;
 }
 
-function due(text: string): string {
-  try {
-    return normalizeDue(text);
-  } catch (error) {
-    throw new ToolError((error as Error).message);
-  }
+/** The task of a service answer, or the tool error the model can act on. */
+function taskOf(result: TaskResult, id?: number): Task {
+  if (result.ok) return result.task;
+  throw refusal(result, id);
+}
+
+function refusal(failure: ServiceFailure, id?: number): ToolError {
+  return new ToolError(
+    failure.code === 'not_found' ? `There is no task #${id}; list tasks to see the ids.` : failure.error,
+  );
 }
 
 /** `task`: the owner's to-dos (create, list, update, complete, delete). Moderate risk; lists are private. */
-export function createTaskTool(deps: { tasks: TaskStore }): Tool {
+export function createTaskTool(deps: { tasks: TaskService }): Tool {
   return {
     name: 'task',
     description:
@@ -59,16 +62,16 @@ export function createTaskTool(deps: { tasks: TaskStore }): Tool {
         if (args.id === undefined) throw new ToolError(`task ${args.action} needs "id" (see task list).`);
         return args.id;
       };
-      const missing = (id: number) => new ToolError(`There is no task #${id}; list tasks to see the ids.`);
+      const fields = {
+        ...(args.title !== undefined ? { title: args.title } : {}),
+        ...(args.notes !== undefined ? { notes: args.notes } : {}),
+        ...(args.due !== undefined ? { due: args.due } : {}),
+        ...(args.priority ? { priority: args.priority } : {}),
+      };
       switch (args.action) {
         case 'create': {
           if (!args.title?.trim()) throw new ToolError('task create needs "title".');
-          const task = tasks.create({
-            title: args.title,
-            ...(args.notes !== undefined ? { notes: args.notes } : {}),
-            ...(args.due ? { due: due(args.due) } : {}),
-            ...(args.priority ? { priority: args.priority } : {}),
-          });
+          const task = taskOf(tasks.create({ ...fields, title: args.title }));
           return { content: `Created ${taskLine(task)}`, details: task };
         }
         case 'list': {
@@ -84,24 +87,18 @@ export function createTaskTool(deps: { tasks: TaskStore }): Tool {
         }
         case 'update': {
           const id = needId();
-          const task = tasks.update(id, {
-            ...(args.title !== undefined ? { title: args.title } : {}),
-            ...(args.notes !== undefined ? { notes: args.notes } : {}),
-            ...(args.due !== undefined ? { due: args.due.trim() === '' ? null : due(args.due) } : {}),
-            ...(args.priority ? { priority: args.priority } : {}),
-          });
-          if (!task) throw missing(id);
+          const task = taskOf(tasks.update(id, fields), id);
           return { content: `Updated ${taskLine(task)}`, details: task };
         }
         case 'complete': {
           const id = needId();
-          const task = tasks.complete(id);
-          if (!task) throw missing(id);
+          const task = taskOf(tasks.complete(id), id);
           return { content: `Completed ${taskLine(task)}`, details: task };
         }
         case 'delete': {
           const id = needId();
-          if (!tasks.delete(id)) throw missing(id);
+          const deleted = tasks.delete(id);
+          if (!deleted.ok) throw refusal(deleted, id);
           return { content: `Deleted task #${id}.` };
         }
       }
@@ -110,7 +107,7 @@ export function createTaskTool(deps: { tasks: TaskStore }): Tool {
 }
 
 /** Open tasks for the system prompt (at most `max`, soonest due first); '' when none or `max` is 0. */
-export function openTasksSection(tasks: TaskStore, max: number): string {
+export function openTasksSection(tasks: Pick<TaskService, 'list' | 'countOpen'>, max: number): string {
   if (max <= 0) return '';
   const open = tasks.list('open', max);
   if (open.length === 0) return '';
