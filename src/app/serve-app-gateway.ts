@@ -76,10 +76,9 @@ function routeDeps(app: WrenApp, version: string) {
     startedAt: app.startedAt,
     status: () => app.status(version),
     proactive: {
-      reminders: app.proactive.reminders,
-      outbox: app.proactive.outbox,
+      reminders: app.services.reminders,
+      jobs: app.services.jobs,
       wake: () => app.proactive.wake(),
-      timezone: () => app.config().agent.timezone,
       defaultTargets: () => app.config().proactive.deliverTo,
     },
     goals: app.services.goals,

@@ -15,9 +15,12 @@ import { createCronTool } from '../proactive/tools/cron-tool.js';
 import { createGoalTool } from '../proactive/tools/goal-tool.js';
 import { createReminderTool } from '../proactive/tools/reminder-tool.js';
 import { triggerSource } from '../proactive/trigger-source.js';
+import { createJobService } from '../services/job-service.js';
+import { createReminderService } from '../services/reminder-service.js';
 import type { Stores } from '../store/open-stores.js';
 import type { GoalStore } from '../store/ports.js';
 import type { Logger } from '../util/logger.js';
+import { serviceContext } from './open-home.js';
 import { wireMemoryTidy } from './wire-memory-tidy.js';
 
 export interface ProactiveWiringOptions {
@@ -102,16 +105,17 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
     },
   });
   const wake = () => proactive.wake();
+  const context = serviceContext(config);
+  const jobService = createJobService({ cronJobs, outbox: proactive.outbox }, context);
   options.registry.register(
-    createCronTool({
-      file: join(home, 'jobs.yaml'),
-      outbox: proactive.outbox,
-      repository: cronJobs,
-      defaults: cronDefaults,
+    createCronTool({ file: join(home, 'jobs.yaml'), jobs: jobService, defaults: cronDefaults, wake }),
+  );
+  options.registry.register(
+    createReminderTool({
+      reminders: createReminderService({ reminders: proactive.reminders }, context),
       wake,
     }),
   );
-  options.registry.register(createReminderTool({ reminders: proactive.reminders, timezone, wake }));
   options.registry.register(createGoalTool({ goals, wake }));
   return {
     proactive,

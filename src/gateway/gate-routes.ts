@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ApprovalEvent, OutboundMessage } from '../bus/messages.js';
 import type { HttpChannel } from '../channels/http/http-channel.js';
 import type { Gate } from '../gate/create-gate.js';
+import { grantServiceOver } from '../services/grant-service.js';
 import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 import { pump, type SseMessage } from './sse-pump.js';
@@ -105,22 +106,23 @@ export function gateRoutes(options: GateRouteOptions): Hono {
     return c.json(problem(result.code, result.message), status);
   });
 
+  // The grant rules run over the gate of this process (its grants and audit log are the home's).
+  const grants = options.gate ? grantServiceOver(options.gate) : undefined;
   app.get('/api/grants', (c) =>
-    options.gate
-      ? c.json({ grants: options.gate.grants.list() } satisfies Api.GrantList)
-      : c.json(noGate, 503),
+    grants ? c.json({ grants: grants.list() } satisfies Api.GrantList) : c.json(noGate, 503),
   );
 
   app.delete('/api/grants/:id', (c) => {
-    if (!options.gate) return c.json(noGate, 503);
+    if (!grants) return c.json(noGate, 503);
     const id = c.req.param('id');
-    return options.gate.grants.revoke(id)
+    const revoked = grants.revoke(id);
+    return revoked.ok
       ? c.json({ revoked: id } satisfies Api.Revoked)
-      : c.json(problem('not_found', `No grant ${id} in force.`), 404);
+      : c.json(problem('not_found', revoked.error), 404);
   });
 
   app.get('/api/audit', (c) => {
-    if (!options.gate) return c.json(noGate, 503);
+    if (!grants) return c.json(noGate, 503);
     const number = (name: string) => {
       const text = c.req.query(name);
       return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
@@ -128,7 +130,7 @@ export function gateRoutes(options: GateRouteOptions): Hono {
     const limit = number('limit');
     const before = number('before');
     const sessionId = c.req.query('session');
-    const entries = options.gate.audit.list({
+    const entries = grants.audit({
       ...(limit !== undefined ? { limit } : {}),
       ...(before !== undefined ? { beforeId: before } : {}),
       ...(sessionId ? { sessionId } : {}),

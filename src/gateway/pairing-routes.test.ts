@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
+import { createPairingService } from '../services/pairing-service.js';
 import { ChannelRepository } from '../store/channel-repository.js';
 import { openDatabase } from '../store/open-database.js';
 import { pairingRoutes } from './pairing-routes.js';
@@ -21,7 +22,12 @@ describe('pairing routes', () => {
     const app = new Hono();
     app.route(
       '/',
-      pairingRoutes(repository, () => now + 1),
+      pairingRoutes(
+        createPairingService(
+          { channels: repository },
+          { now: () => now + 1, timezone: () => 'UTC', defaultTargets: () => [] },
+        ),
+      ),
     );
     const listed = (await (await app.request('/api/pairings')).json()) as {
       pairings: Array<{ code: string }>;

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { ChannelStore } from '../store/ports.js';
+import type { PairingService } from '../services/pairing-service.js';
 import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 
@@ -8,29 +8,21 @@ import { problem } from './problem.js';
  * (admits the sender who got the code), `DELETE /api/pairings/:code` (forgets a code or an approval): what
  * `wren pairing` does, for the web app.
  */
-export function pairingRoutes(
-  pairings: Pick<ChannelStore, 'listPairings' | 'approvePairing' | 'revokePairing'>,
-  clock: () => number = Date.now,
-): Hono {
+export function pairingRoutes(pairings: PairingService): Hono {
   const app = new Hono();
-  app.get('/api/pairings', (c) =>
-    c.json({ pairings: pairings.listPairings(clock()) } satisfies Api.PairingList),
-  );
+  app.get('/api/pairings', (c) => c.json({ pairings: pairings.list() } satisfies Api.PairingList));
   app.post('/api/pairings/:code/approve', (c) => {
-    const code = c.req.param('code');
-    const pairing = pairings.approvePairing(code, clock());
-    return pairing
-      ? c.json({ pairing } satisfies Api.PairingApproved)
-      : c.json(
-          problem('not_found', `No pending pairing code ${code.toUpperCase()} (codes expire after an hour).`),
-          404,
-        );
+    const approved = pairings.approve(c.req.param('code'));
+    return approved.ok
+      ? c.json({ pairing: approved.pairing } satisfies Api.PairingApproved)
+      : c.json(problem('not_found', approved.error), 404);
   });
   app.delete('/api/pairings/:code', (c) => {
     const code = c.req.param('code');
-    return pairings.revokePairing({ code })
+    const revoked = pairings.revokeCode(code);
+    return revoked.ok
       ? c.json({ revoked: code.toUpperCase() } satisfies Api.Revoked)
-      : c.json(problem('not_found', `No pairing ${code.toUpperCase()}.`), 404);
+      : c.json(problem('not_found', revoked.error), 404);
   });
   return app;
 }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { jsonSender, routeHarness } from '../../test/support/route-harness.js';
+import { createJobService } from '../services/job-service.js';
+import { createReminderService } from '../services/reminder-service.js';
+import { CronJobRepository } from '../store/cron-job-repository.js';
 import { OutboxRepository } from '../store/outbox-repository.js';
 import { ReminderRepository } from '../store/reminder-repository.js';
 import { proactiveRoutes } from './proactive-routes.js';
@@ -16,13 +19,12 @@ function setup(defaultTargets: string[] = []) {
   const reminders = new ReminderRepository(db, clock);
   const outbox = new OutboxRepository(db, clock);
   const wakes = { count: 0 };
+  const context = { now: clock, timezone: () => 'Europe/Berlin', defaultTargets: () => ['cli:terminal'] };
   const app = proactiveRoutes({
-    reminders,
-    outbox,
+    reminders: createReminderService({ reminders }, context),
+    jobs: createJobService({ outbox, cronJobs: new CronJobRepository(db, clock) }, context),
     wake: () => wakes.count++,
-    timezone: () => 'Europe/Berlin',
     defaultTargets: () => defaultTargets,
-    clock,
   });
   const send = jsonSender<Body>(app);
   return { reminders, outbox, send, wakes };

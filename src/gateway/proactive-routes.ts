@@ -1,6 +1,7 @@
 import { type Handler, Hono } from 'hono';
 import { z } from 'zod';
-import type { OutboxStore, ReminderStore } from '../store/ports.js';
+import type { JobService } from '../services/job-service.js';
+import type { ReminderService } from '../services/reminder-service.js';
 import type * as Api from './api-types.js';
 import { SESSION_ID } from './chat-routes.js';
 import { problem } from './problem.js';
@@ -8,14 +9,14 @@ import { limitBody } from './route-input.js';
 
 /** What the proactive routes need of the app. */
 export interface ProactiveRouteOptions {
-  reminders: ReminderStore;
-  outbox: OutboxStore;
+  /** The reminders (their times parsed in the owner's zone at the service's clock). */
+  reminders: ReminderService;
+  /** The feed of what scheduled runs delivered. */
+  jobs: Pick<JobService, 'feed'>;
   /** Ticks the scheduler now. */
   wake: () => void;
-  timezone: () => string;
-  /** Targets a reminder added here gets when the request names none. */
+  /** Targets a reminder added here gets when the request names neither targets nor a session (`proactive.deliver_to`). */
   defaultTargets: () => readonly string[];
-  clock?: () => number;
 }
 
 const reminderBody = z
@@ -40,8 +41,8 @@ const reminderChanges = z
     'give text, when or mode to change',
   );
 
-/** `PATCH /api/reminders/:id`: changes an active reminder (see proactiveRoutes); its editor loads on first use. */
-function editReminderHandler(options: ProactiveRouteOptions, clock: () => number): Handler {
+/** `PATCH /api/reminders/:id`: changes an active reminder (see proactiveRoutes). */
+function editReminderHandler(options: ProactiveRouteOptions): Handler {
   return async (c) => {
     const given = c.req.param('id') ?? '';
     const id = /^\d{1,15}$/.test(given) ? Number(given) : Number.NaN;
@@ -57,18 +58,41 @@ function editReminderHandler(options: ProactiveRouteOptions, clock: () => number
       const issue = parsed.error.issues[0];
       return c.json(problem('bad_request', `${issue?.path.join('.') || 'body'}: ${issue?.message}`), 400);
     }
-    const { editReminder } = await import('../proactive/edit-reminder.js');
-    const edited = editReminder(options.reminders, id, parsed.data, {
-      now: clock(),
-      timezone: options.timezone(),
-    });
+    const edited = await options.reminders.edit(id, parsed.data);
     if (!edited.ok)
-      return c.json(
-        problem(edited.missing ? 'not_found' : 'bad_request', edited.error),
-        edited.missing ? 404 : 400,
-      );
+      return edited.code === 'not_found'
+        ? c.json(problem('not_found', edited.error), 404)
+        : c.json(problem('bad_request', edited.error), 400);
     options.wake();
     return c.json({ reminder: edited.reminder, description: edited.description } satisfies Api.ReminderSaved);
+  };
+}
+
+/** `POST /api/reminders`: a reminder delivered, unless it names targets, to its API session or `proactive.deliver_to`. */
+function addReminderHandler(options: ProactiveRouteOptions): Handler {
+  return async (c) => {
+    const parsed = reminderBody.safeParse(await c.req.json().catch(() => undefined));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return c.json(problem('bad_request', `${issue?.path.join('.') || 'body'}: ${issue?.message}`), 400);
+    }
+    const { text, when, mode, deliverTo, session } = parsed.data;
+    const added = await options.reminders.add(
+      {
+        text,
+        when,
+        ...(mode ? { mode } : {}),
+        ...(deliverTo ? { deliverTo } : {}),
+        ...(session ? { sessionId: session } : {}),
+      },
+      session ? [`api:${session}`] : options.defaultTargets(),
+    );
+    if (!added.ok) return c.json(problem('bad_request', added.error), 400);
+    options.wake();
+    return c.json(
+      { reminder: added.reminder, description: added.description } satisfies Api.ReminderSaved,
+      201,
+    );
   };
 }
 
@@ -81,46 +105,16 @@ function editReminderHandler(options: ProactiveRouteOptions, clock: () => number
  */
 export function proactiveRoutes(options: ProactiveRouteOptions): Hono {
   const app = new Hono();
-  const clock = options.clock ?? Date.now;
   app.get('/api/reminders', (c) =>
     c.json({
       reminders: options.reminders.list(c.req.query('all') ? 'all' : 'active'),
     } satisfies Api.ReminderList),
   );
-  app.post('/api/reminders', async (c) => {
-    const parsed = reminderBody.safeParse(await c.req.json().catch(() => undefined));
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return c.json(problem('bad_request', `${issue?.path.join('.') || 'body'}: ${issue?.message}`), 400);
-    }
-    const { text, when, mode, deliverTo, session } = parsed.data;
-    const { addReminder } = await import('../proactive/add-reminder.js');
-    const added = addReminder(
-      options.reminders,
-      {
-        text,
-        when,
-        ...(mode ? { mode } : {}),
-        ...(deliverTo ? { deliverTo } : {}),
-        ...(session ? { sessionId: session } : {}),
-      },
-      {
-        now: clock(),
-        timezone: options.timezone(),
-        fallbackTargets: session ? [`api:${session}`] : options.defaultTargets(),
-      },
-    );
-    if (!added.ok) return c.json(problem('bad_request', added.error), 400);
-    options.wake();
-    return c.json(
-      { reminder: added.reminder, description: added.description } satisfies Api.ReminderSaved,
-      201,
-    );
-  });
-  app.patch('/api/reminders/:id', limitBody(), editReminderHandler(options, clock));
+  app.post('/api/reminders', addReminderHandler(options));
+  app.patch('/api/reminders/:id', limitBody(), editReminderHandler(options));
   app.delete('/api/reminders/:id', (c) => {
     const id = Number(c.req.param('id'));
-    if (!Number.isInteger(id) || !options.reminders.cancel(id))
+    if (!options.reminders.cancel(id).ok)
       return c.json(problem('not_found', `No active reminder ${c.req.param('id')}.`), 404);
     options.wake();
     return c.json({ cancelled: id } satisfies Api.ReminderCancelled);
@@ -130,7 +124,7 @@ export function proactiveRoutes(options: ProactiveRouteOptions): Hono {
       const text = c.req.query(name);
       return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
     };
-    const feed = options.outbox.feed(Math.min(number('limit') ?? 50, 200), number('before'));
+    const feed = options.jobs.feed(number('limit'), number('before'));
     return c.json({ feed } satisfies Api.FeedPage);
   });
   app.post('/api/tick', (c) => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonSender, routeHarness } from '../../test/support/route-harness.js';
 import { loadVapidKeys } from '../proactive/web-push.js';
+import { createPushService } from '../services/push-service.js';
 import { PushSubscriptionRepository } from '../store/push-subscription-repository.js';
 import { pushRoutes } from './push-routes.js';
 
@@ -26,7 +27,7 @@ function setup(enabled = true) {
   const { dir: home, db } = harness.database('wren-pushapi-');
   const subscriptions = new PushSubscriptionRepository(db);
   const app = pushRoutes({
-    subscriptions,
+    subscriptions: createPushService({ pushSubscriptions: subscriptions }),
     publicKey: async () => loadVapidKeys(home).publicKey,
     enabled: () => enabled,
   });

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { PushSubscriptionStore } from '../store/ports.js';
+import type { PushService } from '../services/push-service.js';
 import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 import { limitBody, validBody } from './route-input.js';
@@ -9,7 +9,7 @@ import { limitBody, validBody } from './route-input.js';
 const MAX_SUBSCRIPTION_BODY_BYTES = 16 * 1024;
 
 export interface PushRouteOptions {
-  subscriptions: Pick<PushSubscriptionStore, 'add' | 'remove'>;
+  subscriptions: Pick<PushService, 'subscribe' | 'unsubscribe'>;
   /**
    * The home's VAPID public key, the key pair created on first use (`loadVapidKeys`). May reject when the
    * stored pair is damaged; its message says what to do and names no secret.
@@ -54,25 +54,15 @@ export function pushRoutes(options: PushRouteOptions): Hono {
     } catch {
       return c.json(problem('bad_request', 'The body must be a JSON object.'), 400);
     }
-    // web-push (and its crypto) loads on first use, as the deliverer loads it: not at start-up.
-    const { parsePushSubscription } = await import('../proactive/web-push.js');
-    let parsed: ReturnType<typeof parsePushSubscription>;
-    try {
-      parsed = parsePushSubscription(raw);
-    } catch (error) {
-      return c.json(problem('bad_request', (error as Error).message), 400);
-    }
-    const stored = options.subscriptions.add(parsed);
-    return c.json(
-      { subscription: { id: stored.id, endpoint: stored.endpoint, createdAt: stored.createdAt } },
-      201,
-    );
+    const stored = await options.subscriptions.subscribe(raw);
+    if (!stored.ok) return c.json(problem('bad_request', stored.error), 400);
+    return c.json({ subscription: stored.subscription }, 201);
   });
 
   app.delete('/api/push/subscriptions', async (c) => {
     const parsed = await validBody(c, unsubscribe);
     if (!parsed.ok) return parsed.response;
-    return c.json({ removed: options.subscriptions.remove(parsed.value.endpoint) });
+    return c.json({ removed: options.subscriptions.unsubscribe(parsed.value.endpoint) });
   });
   return app;
 }

@@ -11,6 +11,8 @@ import { createTaskTool } from '../../src/memory/tools/task-tool.js';
 import { readJobsFile } from '../../src/proactive/jobs-file.js';
 import { createCronTool } from '../../src/proactive/tools/cron-tool.js';
 import { createReminderTool } from '../../src/proactive/tools/reminder-tool.js';
+import { createJobService } from '../../src/services/job-service.js';
+import { createReminderService } from '../../src/services/reminder-service.js';
 import { createTaskService } from '../../src/services/task-service.js';
 import { CronJobRepository } from '../../src/store/cron-job-repository.js';
 import { openDatabase } from '../../src/store/open-database.js';
@@ -220,12 +222,15 @@ describe('prompt injection through a fetched page', () => {
       nextAt: Date.now() + 3_600_000,
       deliverTo: [],
     });
-    setup.registry.register(createReminderTool({ reminders, timezone: () => 'UTC' }));
+    const context = { now: () => Date.now(), timezone: () => 'UTC', defaultTargets: () => [] };
+    setup.registry.register(createReminderTool({ reminders: createReminderService({ reminders }, context) }));
     setup.registry.register(
       createCronTool({
         file,
-        outbox: new OutboxRepository(db),
-        repository: new CronJobRepository(db),
+        jobs: createJobService(
+          { outbox: new OutboxRepository(db), cronJobs: new CronJobRepository(db) },
+          context,
+        ),
         defaults: () => ({ timezone: 'UTC', deliverTo: [] }),
       }),
     );

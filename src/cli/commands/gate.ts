@@ -33,7 +33,7 @@ export async function runApprovalsList(
   options: { home: string; json?: boolean },
   io = defaultIo(),
 ): Promise<number> {
-  const grants = await withServices(options.home, (services) => services.grants.grants.active());
+  const grants = await withServices(options.home, (services) => services.grants.list());
   if (options.json) {
     io.stdout.write(`${JSON.stringify({ grants }, null, 2)}\n`);
     return EXIT.ok;
@@ -64,8 +64,8 @@ export async function runApprovalsRevoke(
   options: { home: string; id: string },
   io = defaultIo(),
 ): Promise<number> {
-  const revoked = await withServices(options.home, (services) => services.grants.grants.revoke(options.id));
-  if (!revoked) {
+  const revoked = await withServices(options.home, (services) => services.grants.revoke(options.id));
+  if (!revoked.ok) {
     io.stderr.write(`wren: no standing approval ${options.id}; \`wren approvals\` lists them\n`);
     return EXIT.failed;
   }
@@ -88,7 +88,7 @@ export async function runAudit(options: AuditOptions, io = defaultIo()): Promise
     return EXIT.usage;
   }
   const entries = await withServices(options.home, (services) =>
-    services.grants.audit.list({ limit, ...(options.session ? { sessionId: options.session } : {}) }),
+    services.grants.audit({ limit, ...(options.session ? { sessionId: options.session } : {}) }),
   );
   if (options.json) {
     io.stdout.write(`${JSON.stringify({ entries }, null, 2)}\n`);

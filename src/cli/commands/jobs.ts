@@ -1,42 +1,12 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { CronDefaults } from '../../proactive/cron-source.js';
-import type { JobSummary } from '../../proactive/job-summary.js';
-import type { Stores } from '../../store/open-stores.js';
+import type { JobService, JobsFile } from '../../services/job-service.js';
 import { EXIT } from '../report-failure.js';
 
-/** What the jobs commands read: jobs.yaml, the home's stores and the defaults from config.yaml. */
-export interface JobsView {
-  /** Absolute path of jobs.yaml. */
-  file: string;
-  stores: Pick<Stores, 'cronJobs' | 'outbox'>;
-  defaults: CronDefaults;
-  now: number;
-}
-
-/** The jobs of jobs.yaml with next and last run. @throws ConfigError when jobs.yaml is invalid. */
-export async function listJobs(view: JobsView): Promise<JobSummary[]> {
-  const { readJobsFile } = await import('../../proactive/jobs-file.js');
-  const { jobSummaries } = await import('../../proactive/job-summary.js');
-  return jobSummaries(readJobsFile(view.file), {
-    defaults: view.defaults,
-    now: view.now,
-    repository: view.stores.cronJobs,
-    outbox: view.stores.outbox,
-  });
-}
-
-/**
- * Asks the scheduler (whichever process runs it, now or at its next start) for one manual run of `name`,
- * claimed as `cron:<name>:manual-<iso>`; the job's schedule is not touched. A disabled job may be run.
- * @returns the job's summary, or undefined when jobs.yaml has no such job.
- * @throws ConfigError when jobs.yaml is invalid.
- */
-export async function requestJobRun(view: JobsView, name: string): Promise<JobSummary | undefined> {
-  const job = (await listJobs(view)).find((entry) => entry.name === name);
-  if (!job) return undefined;
-  view.stores.cronJobs.requestRun(job, view.now);
-  return job;
+/** What the jobs commands use: the job service of the home and its jobs.yaml with config.yaml's defaults. */
+interface JobsView {
+  jobs: JobService;
+  file: JobsFile;
 }
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
@@ -58,18 +28,16 @@ async function nudgeScheduler(home: string): Promise<boolean> {
 
 /** Runs `work` with a JobsView of `home`; a ConfigError or StoreError becomes exit code 2. */
 async function withView(home: string, work: (view: JobsView) => Promise<void>): Promise<void> {
-  const { withHome } = await import('../../app/open-home.js');
+  const { withServices } = await import('../with-services.js');
   const { reportFailure } = await import('../report-failure.js');
   try {
-    await withHome(home, (opened) =>
+    await withServices(home, (services, { config }) =>
       work({
-        file: join(home, 'jobs.yaml'),
-        stores: opened.stores(),
-        defaults: {
-          timezone: opened.config.agent.timezone,
-          deliverTo: opened.config.proactive.deliverTo,
+        jobs: services.jobs,
+        file: {
+          path: join(home, 'jobs.yaml'),
+          defaults: { timezone: config.agent.timezone, deliverTo: config.proactive.deliverTo },
         },
-        now: Date.now(),
       }),
     );
   } catch (error) {
@@ -90,10 +58,10 @@ export function registerJobCommands(program: Command, home: () => string): void 
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const { jobSummaryLines } = await import('../../proactive/job-summary.js');
-      await withView(home(), async (view) => {
-        const jobs = await listJobs(view);
+      await withView(home(), async ({ jobs: service, file }) => {
+        const jobs = await service.list(file);
         if (options.json) out(JSON.stringify(jobs, null, 2));
-        else if (jobs.length === 0) out(`No cron jobs. Define them in ${view.file} or ask Wren.`);
+        else if (jobs.length === 0) out(`No cron jobs. Define them in ${file.path} or ask Wren.`);
         else out(jobs.flatMap((job) => jobSummaryLines(job)).join('\n'));
       });
     });
@@ -102,13 +70,12 @@ export function registerJobCommands(program: Command, home: () => string): void 
     .description('the last 20 runs of a job: when, outcome, duration')
     .option('--json', 'print JSON')
     .action(async (name: string, options: { json?: boolean }) => {
-      const { jobHistory } = await import('../../proactive/cron-source.js');
       const { jobRunLine } = await import('../../proactive/job-summary.js');
-      await withView(home(), async (view) => {
-        const runs = jobHistory(view.stores.outbox, name);
+      await withView(home(), async ({ jobs, file }) => {
+        const { runs } = await jobs.history(file, name);
         if (options.json) out(JSON.stringify(runs, null, 2));
         else if (runs.length === 0) out(`No runs of ${name} yet.`);
-        else out(runs.map((run) => jobRunLine(run, view.defaults.timezone)).join('\n'));
+        else out(runs.map((run) => jobRunLine(run, file.defaults.timezone)).join('\n'));
       });
     });
   group
@@ -116,14 +83,14 @@ export function registerJobCommands(program: Command, home: () => string): void 
     .description('run a job once now (its schedule is unchanged)')
     .option('--json', 'print JSON')
     .action(async (name: string, options: { json?: boolean }) => {
-      await withView(home(), async (view) => {
-        const job = await requestJobRun(view, name);
-        if (!job) return fail(`no job "${name}" in ${view.file}; see wren jobs list`, EXIT.failed);
+      await withView(home(), async ({ jobs, file }) => {
+        const requested = await jobs.requestRun(file, name);
+        if (!requested.ok) return fail(`no job "${name}" in ${file.path}; see wren jobs list`, EXIT.failed);
         const nudged = await nudgeScheduler(home());
         const when = nudged
           ? 'the running Wren starts it now'
           : 'it starts within 30 s if Wren runs, otherwise when Wren next starts';
-        if (options.json) out(JSON.stringify({ name, requestedAt: view.now, nudged }, null, 2));
+        if (options.json) out(JSON.stringify({ name, requestedAt: requested.requestedAt, nudged }, null, 2));
         else out(`Asked for a run of ${name}: ${when}. See wren jobs history ${name}.`);
       });
     });

@@ -19,8 +19,8 @@ export function registerPairingCommands(program: Command, home: () => string): v
     .description('pending codes (valid an hour) and approved senders')
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }) =>
-      withServices(home(), ({ pairings: channels }) => {
-        const pairings = channels.listPairings(Date.now());
+      withServices(home(), (services) => {
+        const pairings = services.pairings.list();
         if (options.json) {
           out(JSON.stringify({ pairings }, null, 2));
           return;
@@ -39,15 +39,16 @@ export function registerPairingCommands(program: Command, home: () => string): v
     .command('approve <code>')
     .description('let the sender who got this code talk to Wren')
     .action(async (code: string) =>
-      withServices(home(), ({ pairings: channels }) => {
-        const pairing = channels.approvePairing(code, Date.now());
-        if (!pairing) {
+      withServices(home(), ({ pairings }) => {
+        const approved = pairings.approve(code);
+        if (!approved.ok) {
           process.stderr.write(
             `wren: no pending pairing code ${code.toUpperCase()} (codes expire after an hour)\n`,
           );
           process.exitCode = EXIT.failed;
           return;
         }
+        const { pairing } = approved;
         out(
           `Approved ${pairing.channel}:${pairing.senderId}${pairing.senderName ? ` (${pairing.senderName})` : ''}.`,
         );
@@ -57,12 +58,8 @@ export function registerPairingCommands(program: Command, home: () => string): v
     .command('revoke <code-or-sender>')
     .description('forget a pairing (a code, or channel:id such as telegram:12345)')
     .action(async (what: string) =>
-      withServices(home(), ({ pairings: channels }) => {
-        const at = what.indexOf(':');
-        const removed = channels.revokePairing(
-          at > 0 ? { channel: what.slice(0, at), senderId: what.slice(at + 1) } : { code: what },
-        );
-        if (!removed) {
+      withServices(home(), ({ pairings }) => {
+        if (!pairings.revoke(what).ok) {
           process.stderr.write(`wren: no pairing ${what}\n`);
           process.exitCode = EXIT.failed;
           return;

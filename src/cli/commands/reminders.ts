@@ -56,24 +56,16 @@ export function registerReminderCommands(program: Command, home: () => string): 
           : options.every !== undefined
             ? `every ${options.every.replace(/^every\s+/i, '')}`
             : options.at!;
-      const { withHome } = await import('../../app/open-home.js');
-      const { addReminder } = await import('../../proactive/add-reminder.js');
-      const added = await withHome(home(), (opened) =>
-        addReminder(
-          opened.stores().reminders,
+      const { withServices } = await import('../with-services.js');
+      const added = await withServices(home(), ({ reminders }, { config }) =>
+        reminders.add(
           {
             text,
             when,
             mode: options.mode as 'notify' | 'agent',
             ...(options.to ? { deliverTo: options.to } : {}),
           },
-          {
-            now: Date.now(),
-            timezone: opened.config.agent.timezone,
-            fallbackTargets: opened.config.proactive.deliverTo.length
-              ? opened.config.proactive.deliverTo
-              : ['cli:terminal'],
-          },
+          config.proactive.deliverTo.length ? config.proactive.deliverTo : ['cli:terminal'],
         ),
       );
       if (!added.ok) return fail(added.error, EXIT.usage);
@@ -103,7 +95,7 @@ export function registerReminderCommands(program: Command, home: () => string): 
         return fail(`"${id}" is not a reminder id (a number; see wren reminder list)`, EXIT.usage);
       const { withServices } = await import('../with-services.js');
       const cancelled = await withServices(home(), (services) => services.reminders.cancel(Number(id)));
-      if (!cancelled) return fail(`no active reminder #${id}`, EXIT.failed);
+      if (!cancelled.ok) return fail(`no active reminder #${id}`, EXIT.failed);
       await nudgeScheduler(home());
       out(`Cancelled reminder #${id}.`);
     });

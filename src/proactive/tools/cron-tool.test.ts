@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toolContext } from '../../../test/support/tool-context.js';
 import { ToolError } from '../../agent/tool.js';
+import { createJobService } from '../../services/job-service.js';
 import { CronJobRepository } from '../../store/cron-job-repository.js';
 import { MIGRATION_V7 } from '../../store/migration-v7-cron.js';
 import { MIGRATIONS, migrate } from '../../store/migrations.js';
@@ -32,8 +33,10 @@ function setup() {
   let wakes = 0;
   const tool = createCronTool({
     file,
-    outbox,
-    repository: new CronJobRepository(db, () => NOW),
+    jobs: createJobService(
+      { outbox, cronJobs: new CronJobRepository(db, () => NOW) },
+      { now: () => NOW, timezone: () => 'Europe/Berlin', defaultTargets: () => [] },
+    ),
     defaults: () => ({ timezone: 'Europe/Berlin', deliverTo: [] }),
     wake: () => wakes++,
     clock: () => NOW,

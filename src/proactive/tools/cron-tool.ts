@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { type Tool, type ToolContext, ToolError, type ToolResult } from '../../agent/tool.js';
 import { toolSchema } from '../../agent/tool-schema.js';
-import type { CronJobStore, OutboxStore } from '../../store/ports.js';
+import type { JobService, JobsFile } from '../../services/job-service.js';
 import { ConfigError } from '../../util/config-error.js';
 import { isTimeZone } from '../../util/time-zone.js';
-import { type CronDefaults, jobHistory } from '../cron-source.js';
+import type { CronDefaults } from '../cron-source.js';
 import { jobRunLine, jobSummaries, jobSummaryLines } from '../job-summary.js';
 import { checkCron, checkJobName, deleteJob, type JobPatch, readJobsFile, writeJob } from '../jobs-file.js';
 import { TARGET } from '../proactive-config.js';
@@ -37,9 +37,8 @@ type Args = z.output<typeof parameters>;
 export interface CronToolDeps {
   /** Absolute path of jobs.yaml: the single source of truth; the tool only edits it. */
   file: string;
-  outbox: OutboxStore;
-  /** For the next run the scheduler computed (optional: computed from now otherwise). */
-  repository?: CronJobStore;
+  /** The jobs' listing and run history (with the next run the scheduler computed, and the last run). */
+  jobs: Pick<JobService, 'list' | 'history'>;
   defaults: () => CronDefaults;
   /** Tells the scheduler jobs.yaml changed (it ticks now rather than within 30 s). */
   wake?: () => void;
@@ -100,16 +99,14 @@ function needName(args: Args): string {
 }
 
 /** `list`: every job with its schedule, next and last run, and prompt. */
-function listResult(deps: CronToolDeps, now: number): ToolResult {
-  const summaries = jobSummaries(
-    fileError(() => readJobsFile(deps.file)),
-    {
-      defaults: deps.defaults(),
-      now,
-      outbox: deps.outbox,
-      ...(deps.repository ? { repository: deps.repository } : {}),
-    },
-  );
+async function listResult(deps: CronToolDeps, file: JobsFile): Promise<ToolResult> {
+  let summaries: Awaited<ReturnType<JobService['list']>>;
+  try {
+    summaries = await deps.jobs.list(file);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ToolError(error.message);
+    throw error;
+  }
   return {
     content: summaries.length ? summaries.flatMap((job) => jobSummaryLines(job)).join('\n') : 'No cron jobs.',
     details: summaries,
@@ -118,19 +115,13 @@ function listResult(deps: CronToolDeps, now: number): ToolResult {
 }
 
 /** `history`: the last 20 runs, readable even while jobs.yaml is broken or after the job was removed. */
-function historyResult(deps: CronToolDeps, name: string): ToolResult {
-  const runs = jobHistory(deps.outbox, name);
-  let zone = deps.defaults().timezone;
-  try {
-    zone = readJobsFile(deps.file).find((job) => job.name === name)?.timezone ?? zone;
-  } catch {
-    // The default zone, then.
-  }
+async function historyResult(deps: CronToolDeps, file: JobsFile, name: string): Promise<ToolResult> {
+  const { runs, timezone } = await deps.jobs.history(file, name);
   return {
     content: runs.length
       ? [
           `Last ${runs.length} runs of ${name} (newest first):`,
-          ...runs.map((run) => jobRunLine(run, zone)),
+          ...runs.map((run) => jobRunLine(run, timezone)),
         ].join('\n')
       : `No runs of ${name} yet.`,
     details: runs,
@@ -184,7 +175,7 @@ export function createCronTool(deps: CronToolDeps): Tool {
       const defaults = deps.defaults();
       switch (args.action) {
         case 'list':
-          return listResult(deps, clock());
+          return listResult(deps, { path: deps.file, defaults });
         case 'add': {
           const name = needName(args);
           if (!args.cron || !args.prompt) throw new ToolError('cron add needs "name", "cron" and "prompt".');
@@ -220,7 +211,7 @@ export function createCronTool(deps: CronToolDeps): Tool {
           return { content: `Removed the cron job ${name} (its run history stays).` };
         }
         case 'history':
-          return historyResult(deps, needName(args));
+          return historyResult(deps, { path: deps.file, defaults }, needName(args));
       }
     },
   };

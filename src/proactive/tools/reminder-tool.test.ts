@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toolContext } from '../../../test/support/tool-context.js';
+import { createReminderService } from '../../services/reminder-service.js';
 import { openDatabase } from '../../store/open-database.js';
 import { ReminderRepository } from '../../store/reminder-repository.js';
 import { createReminderTool } from './reminder-tool.js';
@@ -22,12 +23,13 @@ function setup(now = Date.parse('2026-12-01T08:00:00Z')) {
   const reminders = new ReminderRepository(db, () => now);
   let woken = 0;
   const tool = createReminderTool({
-    reminders,
-    timezone: () => 'Europe/Berlin',
+    reminders: createReminderService(
+      { reminders },
+      { now: () => now, timezone: () => 'Europe/Berlin', defaultTargets: () => ['cli:terminal'] },
+    ),
     wake: () => {
       woken++;
     },
-    clock: () => now,
   });
   const ctx = toolContext({ sessionId: 's1', channel: 'telegram', chatId: '42' });
   const call = (args: Record<string, unknown>) => tool.execute(args, ctx, new AbortController().signal);

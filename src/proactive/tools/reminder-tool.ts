@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
 import { toolSchema } from '../../agent/tool-schema.js';
-import type { ReminderStore } from '../../store/ports.js';
+import type { ReminderService } from '../../services/reminder-service.js';
 
 const parameters = z
   .object({
@@ -25,11 +25,10 @@ function shorten(text: string): string {
 }
 
 export interface ReminderToolDeps {
-  reminders: ReminderStore;
-  timezone: () => string;
+  /** The owner's reminders (times parsed in the owner's zone at the service's clock). */
+  reminders: ReminderService;
   /** Tells the scheduler a reminder changed (it ticks now rather than within 30 s). */
   wake?: () => void;
-  clock?: () => number;
 }
 
 /**
@@ -38,7 +37,6 @@ export interface ReminderToolDeps {
  * text a later run will act on, so after untrusted content it asks (see `assess`).
  */
 export function createReminderTool(deps: ReminderToolDeps): Tool {
-  const clock = deps.clock ?? Date.now;
   return {
     name: 'reminder',
     description:
@@ -59,9 +57,7 @@ export function createReminderTool(deps: ReminderToolDeps): Tool {
         case 'add': {
           if (!args.text || !args.when) throw new ToolError('reminder add needs "text" and "when".');
           // The natural-language parser (chrono) loads with the first reminder, not at start-up.
-          const { addReminder } = await import('../add-reminder.js');
-          const added = addReminder(
-            deps.reminders,
+          const added = await deps.reminders.add(
             {
               text: args.text,
               when: args.when,
@@ -69,7 +65,7 @@ export function createReminderTool(deps: ReminderToolDeps): Tool {
               ...(args.deliver_to ? { deliverTo: args.deliver_to } : {}),
               sessionId: ctx.sessionId,
             },
-            { now: clock(), timezone: deps.timezone(), fallbackTargets: [`${ctx.channel}:${ctx.chatId}`] },
+            [`${ctx.channel}:${ctx.chatId}`],
           );
           if (!added.ok) throw new ToolError(added.error);
           deps.wake?.();
@@ -89,7 +85,7 @@ export function createReminderTool(deps: ReminderToolDeps): Tool {
         }
         case 'cancel': {
           if (args.id === undefined) throw new ToolError('reminder cancel needs "id" (see reminder list).');
-          if (!deps.reminders.cancel(args.id))
+          if (!deps.reminders.cancel(args.id).ok)
             throw new ToolError(`There is no active reminder #${args.id}; list reminders to see the ids.`);
           deps.wake?.();
           return { content: `Cancelled reminder #${args.id}.` };
