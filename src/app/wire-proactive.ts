@@ -8,6 +8,7 @@ import type { ChatModel } from '../llm/types.js';
 import { createProactive, type Proactive } from '../proactive/create-proactive.js';
 import { cronSource } from '../proactive/cron-source.js';
 import { goalSource } from '../proactive/goal-source.js';
+import { createGoals, type Goals } from '../proactive/goals/goal-rules.js';
 import { HEARTBEAT_FILE } from '../proactive/heartbeat-file.js';
 import { heartbeatSource } from '../proactive/heartbeat-source.js';
 import { JobsWatcher } from '../proactive/jobs-watcher.js';
@@ -15,10 +16,10 @@ import { createCronTool } from '../proactive/tools/cron-tool.js';
 import { createGoalTool } from '../proactive/tools/goal-tool.js';
 import { createReminderTool } from '../proactive/tools/reminder-tool.js';
 import { triggerSource } from '../proactive/trigger-source.js';
+import { createGoalService } from '../services/goal-service.js';
 import { createJobService } from '../services/job-service.js';
 import { createReminderService } from '../services/reminder-service.js';
 import type { Stores } from '../store/open-stores.js';
-import type { GoalStore } from '../store/ports.js';
 import type { Logger } from '../util/logger.js';
 import { serviceContext } from './open-home.js';
 import { wireMemoryTidy } from './wire-memory-tidy.js';
@@ -42,7 +43,8 @@ export interface ProactiveWiringOptions {
 /** The proactive engine as the app uses it. */
 export interface ProactiveWiring {
   proactive: Proactive;
-  goals: GoalStore;
+  /** The goals (the domain over the home's goal store) the goals source reads. */
+  goals: Goals;
   /** jobs.yaml's watcher (closed with the app). */
   jobs: JobsWatcher;
   /** When the scheduler next wakes, as it last said. */
@@ -76,7 +78,8 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
   };
   const timezone = () => config().agent.timezone;
   const cronDefaults = () => ({ timezone: timezone(), deliverTo: config().proactive.deliverTo });
-  const { cronJobs, triggers, goals } = stores;
+  const { cronJobs, triggers } = stores;
+  const goals = createGoals(stores.goals, { timezone });
   let triggersDue: (() => void) | undefined;
   const tidy = wireMemoryTidy({ stores, model: options.model, config, logger });
   const proactive = createProactive({
@@ -116,7 +119,7 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
       wake,
     }),
   );
-  options.registry.register(createGoalTool({ goals, wake }));
+  options.registry.register(createGoalTool({ goals: createGoalService(stores, context), wake }));
   return {
     proactive,
     goals,

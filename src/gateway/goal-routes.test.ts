@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { jsonSender, routeHarness } from '../../test/support/route-harness.js';
+import { createGoals } from '../proactive/goals/goal-rules.js';
 import { GoalRepository } from '../store/goal-repository.js';
 import { goalRoutes } from './goal-routes.js';
 
@@ -14,8 +15,9 @@ type Body = Record<string, unknown> & {
 
 function setup() {
   const { db } = harness.database('wren-goalapi-');
-  const goals = new GoalRepository(db, {
-    now: () => Date.parse('2026-04-01T09:00:00Z'),
+  const now = () => Date.parse('2026-04-01T09:00:00Z');
+  const goals = createGoals(new GoalRepository(db, { now, timezone: () => 'UTC' }), {
+    now,
     timezone: () => 'UTC',
   });
   const wakes = { count: 0 };

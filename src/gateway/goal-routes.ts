@@ -1,8 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { TARGET } from '../proactive/proactive-config.js';
-import { GOAL_STATUSES, GoalError, STEP_STATUSES } from '../store/goal-records.js';
-import type { GoalStore } from '../store/ports.js';
+import { GOAL_STATUSES, GoalError, type GoalService, STEP_STATUSES } from '../services/goal-service.js';
 import type * as Api from './api-types.js';
 import { problem } from './problem.js';
 import { validBody } from './route-input.js';
@@ -87,7 +86,7 @@ const badId = (c: Context, name: string) =>
  * the plan in one transaction; dismiss leaves it). Bodies are validated; errors are `problem()` JSON.
  */
 export function goalRoutes(
-  goals: GoalStore,
+  goals: GoalService,
   options: {
     /** Tells the scheduler a goal's check-ins or status changed (it ticks now rather than within 30 s). */
     wake?: () => void;

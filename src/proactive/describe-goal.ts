@@ -1,4 +1,4 @@
-import { type Goal, type GoalDetail, type GoalStep, localDate } from '../store/goal-records.js';
+import { type Goal, type GoalDetail, type GoalStep, localDate } from './goals/goal-records.js';
 
 const DAY = 86_400_000;
 

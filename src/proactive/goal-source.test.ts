@@ -7,6 +7,7 @@ import { GoalRepository } from '../store/goal-repository.js';
 import { openDatabase } from '../store/open-database.js';
 import { type Delivery, OutboxRepository, type OutboxRun } from '../store/outbox-repository.js';
 import { goalSource } from './goal-source.js';
+import { createGoals } from './goals/goal-rules.js';
 import { type ProactiveSection, proactiveSectionSchema, toProactiveConfig } from './proactive-config.js';
 import { createRunExecutor } from './run-executor.js';
 import { Scheduler } from './scheduler.js';
@@ -27,7 +28,10 @@ function harness(start: string, section: Partial<ProactiveSection> = {}) {
   const clock = new FakeClock(Date.parse(start));
   const dir = mkdtempSync(join(tmpdir(), 'wren-goalsrc-'));
   const db = openDatabase(join(dir, 'wren.db'));
-  const goals = new GoalRepository(db, { now: clock.now, timezone: () => 'UTC' });
+  const goals = createGoals(new GoalRepository(db, { now: clock.now, timezone: () => 'UTC' }), {
+    now: clock.now,
+    timezone: () => 'UTC',
+  });
   const outbox = new OutboxRepository(db, clock.now);
   const settings = { config: toProactiveConfig(proactiveSectionSchema.parse(section)) };
   const runs: OutboxRun[] = [];
@@ -203,13 +207,17 @@ describe('goal passes between two schedulers', () => {
     const config = () => toProactiveConfig(proactiveSectionSchema.parse({}));
     const other = goalSource({ goals, outbox, config, timezone: () => 'UTC' });
     /** Our view: the other process claims right after we decided a pass is due, before we pick the goal. */
-    class Racing extends GoalRepository {
-      override nextForPass(when: number) {
+    const ourView = createGoals(new GoalRepository(db, { now: () => now, timezone: () => 'UTC' }), {
+      now: () => now,
+      timezone: () => 'UTC',
+    });
+    const racing = {
+      ...ourView,
+      nextForPass(when: number) {
         other.claimDue(when);
-        return super.nextForPass(when);
-      }
-    }
-    const racing = new Racing(db, { now: () => now, timezone: () => 'UTC' });
+        return ourView.nextForPass(when);
+      },
+    };
     const ours = goalSource({ goals: racing, outbox, config, timezone: () => 'UTC' });
     expect(ours.claimDue(now)).toEqual([]);
     expect(outbox.runsOf('goal', String(first.id)).map((run) => run.sourceKey)).toEqual([

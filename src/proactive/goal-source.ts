@@ -1,13 +1,21 @@
-import type { GoalDetail } from '../store/goal-records.js';
 import type { OutboxRun } from '../store/outbox-repository.js';
-import type { GoalStore, OutboxStore } from '../store/ports.js';
+import type { OutboxStore } from '../store/ports.js';
 import { claimOccurrence } from '../util/schedule.js';
 import { describeGoal } from './describe-goal.js';
+import type { GoalDetail } from './goals/goal-records.js';
+import type { Goals } from './goals/goal-rules.js';
 import { type ProactiveConfig, type Proactivity, quietUntil } from './proactive-config.js';
 import type { DueSource } from './scheduler.js';
 
+/** What the goals source asks of the goal domain. */
+export type PassGoals = Pick<
+  Goals,
+  'get' | 'dueCheckins' | 'nextForPass' | 'nextPassAt' | 'recordPass' | 'nextCheckinAt' | 'advanceCheckin'
+>;
+
 export interface GoalSourceDeps {
-  goals: GoalStore;
+  /** The goals (the domain: which goal a pass takes is its rule). */
+  goals: PassGoals;
   outbox: OutboxStore;
   /** Read at every tick: a change of proactivity, quiet hours or targets applies at the next one. */
   config: () => ProactiveConfig;

@@ -1,22 +1,13 @@
-/** Goal records as the code uses them (schema v6), their rows, and the checks every writer shares. */
-import { isTimeZone } from '../util/time-zone.js';
+/**
+ * Goal records as storage keeps them (schema v6) and their rows. The rules over them (limits, checks,
+ * GoalError) are the goal domain's: src/proactive/goals/, which re-exports these types.
+ */
 
 export const GOAL_STATUSES = ['active', 'paused', 'done', 'cancelled'] as const;
 export type GoalStatus = (typeof GOAL_STATUSES)[number];
 export const STEP_STATUSES = ['pending', 'in_progress', 'done', 'blocked', 'skipped'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
 export type ProposalStatus = 'pending' | 'accepted' | 'dismissed';
-
-/** Limits that keep a goal small enough for a compact prompt. */
-export const GOAL_LIMITS = {
-  title: 200,
-  why: 2000,
-  notes: 2000,
-  reason: 2000,
-  steps: 50,
-  /** Pending proposals per goal: more wait for the owner to decide. */
-  pendingProposals: 3,
-} as const;
 
 export interface Goal {
   id: number;
@@ -76,15 +67,39 @@ export interface GoalDetail extends Goal {
   proposals: GoalProposal[];
 }
 
-/** Why a goal operation failed: nothing with that id, input to fix, or a state that forbids it. */
-export class GoalError extends Error {
-  override name = 'GoalError';
-  constructor(
-    readonly code: 'not_found' | 'invalid' | 'conflict',
-    message: string,
-  ) {
-    super(message);
-  }
+/**
+ * A goal to write, every value already checked by the goal rules: storage writes what it is given. An
+ * absent zone is the store's (the owner's); the goal starts active with no passes.
+ */
+export interface NewGoalRecord {
+  title: string;
+  why?: string;
+  dueDate?: string;
+  checkinCron?: string;
+  timezone?: string;
+  nextCheckinAt?: number;
+  sessionId?: string;
+  deliverTo?: readonly string[];
+  /** The first plan, in order. */
+  steps?: readonly ProposedStep[];
+}
+
+/** A goal's changeable fields as written (`null`: none). */
+export interface GoalFields {
+  title: string;
+  why: string | null;
+  status: GoalStatus;
+  dueDate: string | null;
+  checkinCron: string | null;
+  timezone: string;
+  nextCheckinAt: number | null;
+}
+
+/** A step's changeable fields as written. */
+export interface StepFields {
+  title: string;
+  status: StepStatus;
+  notes: string;
 }
 
 export interface GoalRow {
@@ -164,42 +179,3 @@ export const toProposal = (row: ProposalRow): GoalProposal => ({
   createdAt: row.created_at,
   ...(row.decided_at !== null ? { decidedAt: row.decided_at } : {}),
 });
-
-/** `YYYY-MM-DD` of `at` (UTC ms) in the IANA `timezone`. */
-export function localDate(at: number, timezone: string): string {
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone: timezone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).formatToParts(at);
-  const get = (type: string) => parts.find((part) => part.type === type)?.value ?? '';
-  return `${get('year')}-${get('month')}-${get('day')}`;
-}
-
-/** @throws GoalError (invalid) unless `text` is a real calendar day as `YYYY-MM-DD`. */
-export function checkDueDate(text: string): string {
-  const day = text.trim();
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
-  const date = match
-    ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])))
-    : undefined;
-  if (!match || date?.getUTCMonth() !== Number(match[2]) - 1 || date.getUTCDate() !== Number(match[3]))
-    throw new GoalError('invalid', `Invalid due date "${text}": use YYYY-MM-DD, e.g. 2026-12-24.`);
-  return day;
-}
-
-/** @throws GoalError (invalid) unless `timezone` is an IANA zone this runtime knows. */
-export function checkTimezone(timezone: string): string {
-  if (isTimeZone(timezone)) return timezone;
-  throw new GoalError('invalid', `Unknown time zone "${timezone}": use an IANA name such as Europe/Berlin.`);
-}
-
-/** @throws GoalError (invalid) when `text` is empty or longer than `max`; returns it trimmed. */
-export function checkText(text: string, what: string, max: number): string {
-  const trimmed = text.trim();
-  if (!trimmed) throw new GoalError('invalid', `A ${what} cannot be empty.`);
-  if (trimmed.length > max)
-    throw new GoalError('invalid', `The ${what} is too long (${trimmed.length} > ${max} characters).`);
-  return trimmed;
-}

@@ -1,28 +1,16 @@
 import type { Database } from 'better-sqlite3';
 import {
-  applyGoalChanges,
-  checkinSchedule,
-  checkNotes,
-  checkPlan,
-  type GoalChanges,
-  type NewGoal,
-  type StepChanges,
-} from './goal-changes.js';
-import {
-  checkDueDate,
-  checkText,
-  checkTimezone,
-  GOAL_LIMITS,
   type Goal,
   type GoalDetail,
-  GoalError,
+  type GoalFields,
   type GoalProposal,
   type GoalRow,
   type GoalStatus,
   type GoalStep,
-  localDate,
+  type NewGoalRecord,
   type ProposalRow,
   type ProposedStep,
+  type StepFields,
   type StepRow,
   toGoal,
   toProposal,
@@ -35,9 +23,6 @@ export interface GoalRepositoryOptions {
   /** The owner's IANA zone, for goals created without one. */
   timezone?: () => string;
 }
-
-/** An overdue goal jumps the queue at most this often; otherwise it waits its turn like the others. */
-const OVERDUE_EVERY_MS = 24 * 60 * 60_000;
 
 /**
  * A goal nothing changed since its last pass (no step, note, proposal or edit) rests this long before the
@@ -68,11 +53,9 @@ export const DUE_QUERIES = {
 } as const;
 
 /**
- * Goals, their steps and proposals (schema v6); every process of a home may write here. Plans change only
- * through `addStep`/`updateStep` (the owner, or a step's status and notes by the model) and `accept` of a
- * proposal, which replaces the whole plan in one transaction; `propose` never touches the steps. Every change
- * moves the goal's `last_touched_at`, so the goal pass visits the most neglected goal first.
- * Methods throw GoalError: `not_found`, `invalid` (input to fix; the message says how) or `conflict`.
+ * Goals, their steps and proposals over SQLite (schema v6): persistence only. It writes what it is given
+ * (the goal rules in src/proactive/goals/ check every value first) and stamps rows with its clock; a change
+ * that must be atomic runs inside `transaction` (BEGIN IMMEDIATE; nested calls join the outer one).
  */
 export class GoalRepository implements GoalStore {
   private readonly now: () => number;
@@ -86,40 +69,36 @@ export class GoalRepository implements GoalStore {
     this.timezone = options.timezone ?? (() => Intl.DateTimeFormat().resolvedOptions().timeZone);
   }
 
-  create(goal: NewGoal): GoalDetail {
-    const title = checkText(goal.title, 'goal title', GOAL_LIMITS.title);
-    const why = goal.why?.trim() ? checkText(goal.why, 'goal reason', GOAL_LIMITS.why) : null;
-    const timezone = checkTimezone(goal.timezone ?? this.timezone());
-    const dueDate = goal.dueDate === undefined ? null : checkDueDate(goal.dueDate);
-    const steps = goal.steps?.length ? checkPlan(goal.steps) : [];
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
+  }
+
+  create(goal: NewGoalRecord): GoalDetail {
     const at = this.now();
-    const checkin = goal.checkinCron?.trim() ? checkinSchedule(goal.checkinCron, timezone, at) : undefined;
-    return this.db
-      .transaction(() => {
-        const info = this.db
-          .prepare(
-            `INSERT INTO goals (title, why, status, due_date, checkin_cron, timezone, next_checkin_at,
+    return this.transaction(() => {
+      const info = this.db
+        .prepare(
+          `INSERT INTO goals (title, why, status, due_date, checkin_cron, timezone, next_checkin_at,
              last_touched_at, session_id, deliver_to, created_at, updated_at)
            VALUES (?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            title,
-            why,
-            dueDate,
-            checkin?.cron ?? null,
-            timezone,
-            checkin?.next ?? null,
-            at,
-            goal.sessionId ?? null,
-            JSON.stringify(goal.deliverTo ?? []),
-            at,
-            at,
-          );
-        const id = Number(info.lastInsertRowid);
-        for (const [index, step] of steps.entries()) this.insertStep(id, index + 1, step, at);
-        return this.get(id)!;
-      })
-      .immediate();
+        )
+        .run(
+          goal.title,
+          goal.why ?? null,
+          goal.dueDate ?? null,
+          goal.checkinCron ?? null,
+          goal.timezone ?? this.timezone(),
+          goal.nextCheckinAt ?? null,
+          at,
+          goal.sessionId ?? null,
+          JSON.stringify(goal.deliverTo ?? []),
+          at,
+          at,
+        );
+      const id = Number(info.lastInsertRowid);
+      for (const [index, step] of (goal.steps ?? []).entries()) this.insertStep(id, index + 1, step, at);
+      return this.get(id)!;
+    });
   }
 
   /** `open`: active and paused goals; by status (active first), then soonest due, then oldest. */
@@ -136,130 +115,94 @@ export class GoalRepository implements GoalStore {
     return rows.map(toGoal);
   }
 
-  /** The goal with its plan and its pending proposals. */
-  get(id: number): GoalDetail | undefined {
+  goal(id: number): Goal | undefined {
     const row = this.db.prepare('SELECT * FROM goals WHERE id = ?').get(id) as GoalRow | undefined;
-    if (!row) return undefined;
+    return row ? toGoal(row) : undefined;
+  }
+
+  get(id: number): GoalDetail | undefined {
+    const goal = this.goal(id);
+    if (!goal) return undefined;
     const steps = this.db
       .prepare('SELECT * FROM goal_steps WHERE goal_id = ? ORDER BY position, id')
       .all(id) as StepRow[];
     const proposals = this.db
       .prepare("SELECT * FROM goal_proposals WHERE goal_id = ? AND status = 'pending' ORDER BY id")
       .all(id) as ProposalRow[];
-    return { ...toGoal(row), steps: steps.map(toStep), proposals: proposals.map(toProposal) };
+    return { ...goal, steps: steps.map(toStep), proposals: proposals.map(toProposal) };
   }
 
-  /**
-   * Changes a goal. A goal that becomes (or stays) active with a check-in schedule gets its next check-in
-   * from now when the schedule, its zone or the status changed (a resumed goal does not catch up the
-   * check-ins it missed while paused); a goal that is not active has none.
-   */
-  update(id: number, changes: GoalChanges): GoalDetail {
-    const at = this.now();
-    return this.db
-      .transaction(() => {
-        const goal = this.require(id);
-        const next = applyGoalChanges(goal, changes, at);
-        this.db
-          .prepare(
-            `UPDATE goals SET title = ?, why = ?, status = ?, due_date = ?, checkin_cron = ?, timezone = ?,
-             next_checkin_at = ?, last_touched_at = max(?, coalesce(last_pass_at, 0) + 1), updated_at = ?
-             WHERE id = ?`,
-          )
-          .run(
-            next.title,
-            next.why,
-            next.status,
-            next.dueDate,
-            next.checkinCron,
-            next.timezone,
-            next.nextCheckinAt,
-            at,
-            at,
-            id,
-          );
-        return this.get(id)!;
-      })
-      .immediate();
+  change(id: number, fields: GoalFields): void {
+    this.db
+      .prepare(
+        `UPDATE goals SET title = ?, why = ?, status = ?, due_date = ?, checkin_cron = ?, timezone = ?,
+         next_checkin_at = ?, updated_at = ? WHERE id = ?`,
+      )
+      .run(
+        fields.title,
+        fields.why,
+        fields.status,
+        fields.dueDate,
+        fields.checkinCron,
+        fields.timezone,
+        fields.nextCheckinAt,
+        this.now(),
+        id,
+      );
   }
 
-  /** Appends a step to the plan. */
-  addStep(goalId: number, step: ProposedStep): GoalStep {
-    const at = this.now();
-    return this.db
-      .transaction(() => {
-        this.require(goalId);
-        const { count, last } = this.db
-          .prepare(
-            'SELECT count(*) AS count, coalesce(max(position), 0) AS last FROM goal_steps WHERE goal_id = ?',
-          )
-          .get(goalId) as { count: number; last: number };
-        if (count >= GOAL_LIMITS.steps)
-          throw new GoalError(
-            'invalid',
-            `Goal #${goalId} already has ${GOAL_LIMITS.steps} steps, the most a plan may have.`,
-          );
-        const id = this.insertStep(goalId, last + 1, step, at);
-        this.touch(goalId, at);
-        return this.step(id)!;
-      })
-      .immediate();
+  touch(goalId: number): void {
+    this.db
+      .prepare(`UPDATE goals SET last_touched_at = ${TOUCHED}, updated_at = @at WHERE id = @goalId`)
+      .run({ at: this.now(), goalId });
   }
 
-  /** Changes one step of goal `goalId` (its status, notes or title). */
-  updateStep(goalId: number, stepId: number, changes: StepChanges): GoalStep {
-    const at = this.now();
-    return this.db
-      .transaction(() => {
-        this.require(goalId);
-        const step = this.step(stepId);
-        if (!step || step.goalId !== goalId)
-          throw new GoalError(
-            'not_found',
-            `Goal #${goalId} has no step ${stepId}; show the goal to see its steps.`,
-          );
-        const title =
-          changes.title === undefined
-            ? step.title
-            : checkText(changes.title, 'step title', GOAL_LIMITS.title);
-        const notes = changes.notes === undefined ? step.notes : checkNotes(changes.notes);
-        this.db
-          .prepare('UPDATE goal_steps SET title = ?, status = ?, notes = ?, updated_at = ? WHERE id = ?')
-          .run(title, changes.status ?? step.status, notes, at, stepId);
-        this.touch(goalId, at);
-        return this.step(stepId)!;
-      })
-      .immediate();
+  step(id: number): GoalStep | undefined {
+    const row = this.db.prepare('SELECT * FROM goal_steps WHERE id = ?').get(id) as StepRow | undefined;
+    return row ? toStep(row) : undefined;
   }
 
-  /**
-   * Records a proposed new plan for the owner to accept or dismiss; the goal's steps stay as they are.
-   * @throws GoalError `conflict` when the goal already has the most pending proposals allowed.
-   */
-  propose(goalId: number, proposal: { reason: string; steps: ProposedStep[] }): GoalProposal {
-    const reason = checkText(proposal.reason, 'proposal reason', GOAL_LIMITS.reason);
-    const steps = checkPlan(proposal.steps);
-    const at = this.now();
+  planSize(goalId: number): { count: number; lastPosition: number } {
     return this.db
-      .transaction(() => {
-        this.require(goalId);
-        const { pending } = this.db
-          .prepare("SELECT count(*) AS pending FROM goal_proposals WHERE goal_id = ? AND status = 'pending'")
-          .get(goalId) as { pending: number };
-        if (pending >= GOAL_LIMITS.pendingProposals)
-          throw new GoalError(
-            'conflict',
-            `Goal #${goalId} already has ${pending} proposals waiting for the owner; wait until they decide.`,
-          );
-        const info = this.db
-          .prepare(
-            "INSERT INTO goal_proposals (goal_id, reason, steps, status, created_at) VALUES (?, ?, ?, 'pending', ?)",
-          )
-          .run(goalId, reason, JSON.stringify(steps), at);
-        this.touch(goalId, at);
-        return this.proposal(Number(info.lastInsertRowid))!;
-      })
-      .immediate();
+      .prepare(
+        'SELECT count(*) AS count, coalesce(max(position), 0) AS lastPosition FROM goal_steps WHERE goal_id = ?',
+      )
+      .get(goalId) as { count: number; lastPosition: number };
+  }
+
+  appendStep(goalId: number, position: number, step: StepFields): GoalStep {
+    return this.step(this.insertStep(goalId, position, step, this.now()))!;
+  }
+
+  changeStep(stepId: number, fields: StepFields): GoalStep | undefined {
+    this.db
+      .prepare('UPDATE goal_steps SET title = ?, status = ?, notes = ?, updated_at = ? WHERE id = ?')
+      .run(fields.title, fields.status, fields.notes, this.now(), stepId);
+    return this.step(stepId);
+  }
+
+  replacePlan(goalId: number, steps: readonly StepFields[]): void {
+    const at = this.now();
+    this.transaction(() => {
+      this.db.prepare('DELETE FROM goal_steps WHERE goal_id = ?').run(goalId);
+      for (const [index, step] of steps.entries()) this.insertStep(goalId, index + 1, step, at);
+    });
+  }
+
+  pendingProposals(goalId: number): number {
+    const { pending } = this.db
+      .prepare("SELECT count(*) AS pending FROM goal_proposals WHERE goal_id = ? AND status = 'pending'")
+      .get(goalId) as { pending: number };
+    return pending;
+  }
+
+  addProposal(goalId: number, proposal: { reason: string; steps: readonly ProposedStep[] }): GoalProposal {
+    const info = this.db
+      .prepare(
+        "INSERT INTO goal_proposals (goal_id, reason, steps, status, created_at) VALUES (?, ?, ?, 'pending', ?)",
+      )
+      .run(goalId, proposal.reason, JSON.stringify(proposal.steps), this.now());
+    return this.proposal(Number(info.lastInsertRowid))!;
   }
 
   proposal(id: number): GoalProposal | undefined {
@@ -269,43 +212,18 @@ export class GoalRepository implements GoalStore {
     return row ? toProposal(row) : undefined;
   }
 
-  /**
-   * The owner accepts a pending proposal: the goal's plan becomes the proposal's steps, in one transaction
-   * (all of the new plan or none of it). Other pending proposals stay pending.
-   * @throws GoalError `not_found`, or `conflict` when it was already decided.
-   */
-  accept(proposalId: number): GoalDetail {
-    const at = this.now();
-    return this.db
-      .transaction(() => {
-        const proposal = this.decide(proposalId, 'accepted', at);
-        this.db.prepare('DELETE FROM goal_steps WHERE goal_id = ?').run(proposal.goalId);
-        for (const [index, step] of proposal.steps.entries())
-          this.insertStep(proposal.goalId, index + 1, step, at);
-        return this.get(proposal.goalId)!;
-      })
-      .immediate();
+  decideProposal(id: number, status: 'accepted' | 'dismissed'): GoalProposal | undefined {
+    this.db
+      .prepare('UPDATE goal_proposals SET status = ?, decided_at = ? WHERE id = ?')
+      .run(status, this.now(), id);
+    return this.proposal(id);
   }
 
-  /** The owner dismisses a pending proposal; the plan is unchanged. @throws GoalError like `accept`. */
-  dismiss(proposalId: number): GoalProposal {
-    const at = this.now();
-    return this.db.transaction(() => this.decide(proposalId, 'dismissed', at)).immediate();
+  overdue(before: string): Goal[] {
+    return (this.db.prepare(DUE_QUERIES.overdue).all(before) as GoalRow[]).map(toGoal);
   }
 
-  /**
-   * The goal the next pass advances: an active goal whose due date is before today in its own zone (least
-   * recently touched first) and that had no pass in the last day, else the least recently touched active
-   * goal. The day keeps one neglected overdue goal from taking every pass (the others still come in turn).
-   */
-  nextForPass(now: number): Goal | undefined {
-    // No zone is ahead of UTC+14: a due date before that zone's today bounds every candidate.
-    const latestToday = localDate(now, 'Pacific/Kiritimati');
-    const overdue = this.db.prepare(DUE_QUERIES.overdue).iterate(latestToday) as IterableIterator<GoalRow>;
-    for (const row of overdue) {
-      const rested = row.last_pass_at === null || now - row.last_pass_at >= OVERDUE_EVERY_MS;
-      if (rested && row.due_date! < localDate(now, row.timezone)) return toGoal(row);
-    }
+  firstEligible(now: number): Goal | undefined {
     const row = this.db.prepare(DUE_QUERIES.untouched).get(now) as GoalRow | undefined;
     return row ? toGoal(row) : undefined;
   }
@@ -318,18 +236,10 @@ export class GoalRepository implements GoalStore {
   nextPassAt(intervalMs: number): number | undefined {
     const { eligible } = this.db.prepare(DUE_QUERIES.firstEligible).get() as { eligible: number | null };
     if (eligible === null) return undefined;
-    const { last } = this.db.prepare(DUE_QUERIES.lastPass).get() as {
-      last: number | null;
-    };
+    const { last } = this.db.prepare(DUE_QUERIES.lastPass).get() as { last: number | null };
     return Math.max((last ?? eligible) + intervalMs, eligible);
   }
 
-  /**
-   * Counts pass number `expectedPasses + 1` of goal `id` at `at` (touching it), only while the goal is active,
-   * still has `expectedPasses`, and no goal had a pass in the `intervalMs` before `at`.
-   * Meant to run inside the outbox claim of `goal:<id>:<expectedPasses + 1>`.
-   * @returns whether the pass was counted (false: something changed since the caller looked; do not run it).
-   */
   recordPass(pass: { id: number; expectedPasses: number; at: number; intervalMs: number }): boolean {
     const info = this.db
       .prepare(
@@ -341,21 +251,15 @@ export class GoalRepository implements GoalStore {
     return info.changes > 0;
   }
 
-  /** Active goals whose check-in is due at `now`, earliest first (one index range). */
   dueCheckins(now: number, limit = 100): Goal[] {
     return (this.db.prepare(DUE_QUERIES.checkins).all(now, limit) as GoalRow[]).map(toGoal);
   }
 
-  /** The earliest next check-in of any active goal. */
   nextCheckinAt(): number | undefined {
     const row = this.db.prepare(DUE_QUERIES.nextCheckin).get() as { at: number | null };
     return row.at ?? undefined;
   }
 
-  /**
-   * Moves a goal's check-in from `expected` to `next` (undefined: the schedule has no more), only while it
-   * still waits for `expected` (a concurrent edit wins). Meant to run inside the outbox claim.
-   */
   advanceCheckin(id: number, expected: number, next: number | undefined): void {
     this.db
       .prepare(
@@ -364,48 +268,12 @@ export class GoalRepository implements GoalStore {
       .run(next ?? null, id, expected);
   }
 
-  private require(id: number): Goal {
-    const row = this.db.prepare('SELECT * FROM goals WHERE id = ?').get(id) as GoalRow | undefined;
-    if (!row) throw new GoalError('not_found', `There is no goal #${id}; list goals to see the ids.`);
-    return toGoal(row);
-  }
-
-  private step(id: number): GoalStep | undefined {
-    const row = this.db.prepare('SELECT * FROM goal_steps WHERE id = ?').get(id) as StepRow | undefined;
-    return row ? toStep(row) : undefined;
-  }
-
   private insertStep(goalId: number, position: number, step: ProposedStep, at: number): number {
     const info = this.db
       .prepare(
         'INSERT INTO goal_steps (goal_id, position, title, status, notes, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
       )
-      .run(
-        goalId,
-        position,
-        checkText(step.title, 'step title', GOAL_LIMITS.title),
-        step.status ?? 'pending',
-        checkNotes(step.notes ?? ''),
-        at,
-      );
+      .run(goalId, position, step.title, step.status ?? 'pending', step.notes ?? '', at);
     return Number(info.lastInsertRowid);
-  }
-
-  private touch(goalId: number, at: number): void {
-    this.db
-      .prepare(`UPDATE goals SET last_touched_at = ${TOUCHED}, updated_at = @at WHERE id = @goalId`)
-      .run({ at, goalId });
-  }
-
-  private decide(proposalId: number, status: 'accepted' | 'dismissed', at: number): GoalProposal {
-    const proposal = this.proposal(proposalId);
-    if (!proposal) throw new GoalError('not_found', `There is no proposal ${proposalId}.`);
-    if (proposal.status !== 'pending')
-      throw new GoalError('conflict', `Proposal ${proposalId} was already ${proposal.status}.`);
-    this.db
-      .prepare('UPDATE goal_proposals SET status = ?, decided_at = ? WHERE id = ?')
-      .run(status, at, proposalId);
-    this.touch(proposal.goalId, at);
-    return { ...proposal, status, decidedAt: at };
   }
 }

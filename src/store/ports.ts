@@ -10,8 +10,17 @@ import type { AuditEntry, AuditQuery, NewAuditEntry } from './audit-repository.j
 import type { ConsolidationStatus, ConsolidationStatusStore } from './consolidation-status-repository.js';
 import type { CronJobState, JobToSync } from './cron-job-repository.js';
 import type { EmbeddingCounts, SearchableMessage, VectorMessageHit } from './embedding-repository.js';
-import type { GoalChanges, NewGoal, StepChanges } from './goal-changes.js';
-import type { Goal, GoalDetail, GoalProposal, GoalStatus, GoalStep, ProposedStep } from './goal-records.js';
+import type {
+  Goal,
+  GoalDetail,
+  GoalFields,
+  GoalProposal,
+  GoalStatus,
+  GoalStep,
+  NewGoalRecord,
+  ProposedStep,
+  StepFields,
+} from './goal-records.js';
 import type { Grant, NewGrant } from './grant-repository.js';
 import type { PendingPin, PinCheck, PinnedToolDefinition } from './mcp-pin-repository.js';
 import type { Memo } from './memo-repository.js';
@@ -227,24 +236,67 @@ export interface TriggerStore {
   unclaimed(after: number, limit: number): TriggerEvent[];
 }
 
-/** Goals, their steps and proposals. Methods throw GoalError (`not_found`, `invalid`, `conflict`). */
+/**
+ * Goals, their steps and proposals, as storage keeps them: plain reads and writes of values the goal rules
+ * (src/proactive/goals/) already checked, plus `transaction`, the unit of work those rules run a
+ * check-then-write in. Writes stamp rows with the store's clock; none checks a rule or throws one.
+ */
 export interface GoalStore {
-  create(goal: NewGoal): GoalDetail;
+  /**
+   * Runs `work` (synchronous) as one unit of work: what it reads and writes through this store sees one
+   * state and lands together, or not at all when it throws (the error is rethrown). Nested calls join the
+   * outer unit.
+   */
+  transaction<T>(work: () => T): T;
+  /** Writes a new active goal with its first plan (in one unit of work); absent zone: the store's. */
+  create(goal: NewGoalRecord): GoalDetail;
+  /** `open`: active and paused goals; by status (active first), then soonest due, then oldest. */
   list(which?: 'open' | 'all' | GoalStatus, limit?: number): Goal[];
+  /** The goal alone. */
+  goal(id: number): Goal | undefined;
+  /** The goal with its plan and its pending proposals. */
   get(id: number): GoalDetail | undefined;
-  update(id: number, changes: GoalChanges): GoalDetail;
-  addStep(goalId: number, step: ProposedStep): GoalStep;
-  updateStep(goalId: number, stepId: number, changes: StepChanges): GoalStep;
-  propose(goalId: number, proposal: { reason: string; steps: ProposedStep[] }): GoalProposal;
+  /** Writes the goal's fields (not its touch time: see `touch`). */
+  change(id: number, fields: GoalFields): void;
+  /** Marks the goal changed now (a change after a pass counts as newer than the pass). */
+  touch(goalId: number): void;
+  step(id: number): GoalStep | undefined;
+  /** How many steps the plan has, and the last position used (0 for none). */
+  planSize(goalId: number): { count: number; lastPosition: number };
+  appendStep(goalId: number, position: number, step: StepFields): GoalStep;
+  changeStep(stepId: number, fields: StepFields): GoalStep | undefined;
+  /** The goal's plan becomes `steps`, in order (in one unit of work). */
+  replacePlan(goalId: number, steps: readonly StepFields[]): void;
+  /** How many proposals of the goal wait for the owner. */
+  pendingProposals(goalId: number): number;
+  /** Records a pending proposal. */
+  addProposal(goalId: number, proposal: { reason: string; steps: readonly ProposedStep[] }): GoalProposal;
   proposal(id: number): GoalProposal | undefined;
-  /** Replaces the whole plan with the proposal's steps in one unit of work. */
-  accept(proposalId: number): GoalDetail;
-  dismiss(proposalId: number): GoalProposal;
-  nextForPass(now: number): Goal | undefined;
+  /** Writes the owner's decision on a proposal, stamped now. */
+  decideProposal(id: number, status: 'accepted' | 'dismissed'): GoalProposal | undefined;
+  /** Active goals due before day `before` (`YYYY-MM-DD`), least recently touched first. */
+  overdue(before: string): Goal[];
+  /**
+   * The least recently touched active goal eligible for a pass at `now`: new or changed since its last pass,
+   * or unchanged but rested a day since.
+   */
+  firstEligible(now: number): Goal | undefined;
+  /**
+   * When the next pass is due with passes `intervalMs` apart: an interval after the latest pass of any goal
+   * (before the first: after the earliest goal became eligible), no sooner than some active goal is eligible;
+   * undefined when none is active.
+   */
   nextPassAt(intervalMs: number): number | undefined;
+  /**
+   * Counts pass `expectedPasses + 1` of goal `id` at `at` (touching it), only while the goal is active, still
+   * has `expectedPasses`, and no goal had a pass in the `intervalMs` before `at`. @returns whether it counted.
+   */
   recordPass(pass: { id: number; expectedPasses: number; at: number; intervalMs: number }): boolean;
+  /** Active goals whose check-in is due at `now`, earliest first. */
   dueCheckins(now: number, limit?: number): Goal[];
+  /** The earliest next check-in of any active goal. */
   nextCheckinAt(): number | undefined;
+  /** Moves a goal's check-in from `expected` to `next`, only while it still waits for `expected`. */
   advanceCheckin(id: number, expected: number, next: number | undefined): void;
 }
 

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createGoals, type Goals } from '../../proactive/goals/goal-rules.js';
 import { GoalRepository } from '../../store/goal-repository.js';
 import { openDatabase } from '../../store/open-database.js';
 import { runGoalAdd, runGoalDecide, runGoalList, runGoalShow, runGoalStatus, runGoalStep } from './goals.js';
@@ -37,10 +38,11 @@ function io() {
 const NOW = Date.parse('2026-04-01T09:00:00Z');
 
 /** Works on the home's goals directly (as the model or another process would). */
-function withRepository<T>(dir: string, use: (goals: GoalRepository) => T): T {
+function withRepository<T>(dir: string, use: (goals: Goals) => T): T {
   const db = openDatabase(join(dir, 'wren.db'), { migrate: false });
   try {
-    return use(new GoalRepository(db, { now: () => NOW, timezone: () => 'UTC' }));
+    const store = new GoalRepository(db, { now: () => NOW, timezone: () => 'UTC' });
+    return use(createGoals(store, { now: () => NOW, timezone: () => 'UTC' }));
   } finally {
     db.close();
   }

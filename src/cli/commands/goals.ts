@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import type { GoalStatus } from '../../store/goal-records.js';
-import type { GoalStore } from '../../store/ports.js';
+import type { GoalService, GoalStatus } from '../../services/goal-service.js';
 import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 
@@ -17,7 +16,7 @@ export interface GoalCommandDeps {
 
 /** What a goal command works with: the goals, the targets check-ins go to by default, the time. */
 interface GoalCommandContext {
-  goals: GoalStore;
+  goals: GoalService;
   io: GoalCommandIo;
   now: number;
   /** `proactive.deliver_to`, else the terminal. */
@@ -25,7 +24,7 @@ interface GoalCommandContext {
 }
 
 /**
- * Runs `work` on the home's goals (config.yaml's zone, the migrated wren.db, closed afterwards); a GoalError
+ * Runs `work` on the home's goal service (config.yaml's zone, the migrated wren.db, closed afterwards); a GoalError
  * becomes its exit code (not found or already decided 1, invalid 2).
  */
 async function withGoals(
@@ -35,12 +34,12 @@ async function withGoals(
 ): Promise<number> {
   const io = deps.io ?? { stdout: process.stdout, stderr: process.stderr };
   const { withHome } = await import('../../app/open-home.js');
-  const { GoalError } = await import('../../store/goal-records.js');
+  const { GoalError } = await import('../../services/goal-service.js');
   try {
     return await withHome(home, (opened) => {
       const { proactive } = opened.config;
       return work({
-        goals: opened.stores().goals,
+        goals: opened.services().goals,
         io,
         now: (deps.now ?? Date.now)(),
         defaultTargets: proactive.deliverTo.length ? [...proactive.deliverTo] : ['cli:terminal'],

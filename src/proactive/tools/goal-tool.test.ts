@@ -6,6 +6,7 @@ import { toolContext } from '../../../test/support/tool-context.js';
 import { ToolError } from '../../agent/tool.js';
 import { GoalRepository } from '../../store/goal-repository.js';
 import { openDatabase } from '../../store/open-database.js';
+import { createGoals } from '../goals/goal-rules.js';
 import { createGoalTool } from './goal-tool.js';
 
 const cleanups: Array<() => void> = [];
@@ -21,7 +22,10 @@ function setup() {
     rmSync(dir, { recursive: true, force: true });
   });
   const now = () => Date.parse('2026-04-01T09:00:00Z');
-  const goals = new GoalRepository(db, { now, timezone: () => 'UTC' });
+  const goals = createGoals(new GoalRepository(db, { now, timezone: () => 'UTC' }), {
+    now,
+    timezone: () => 'UTC',
+  });
   const wakes = { count: 0 };
   const tool = createGoalTool({ goals, clock: now, wake: () => wakes.count++ });
   const owner = toolContext({ channel: 'telegram', chatId: '42', sessionId: 'chat-session' });

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { type Tool, type ToolContext, ToolError, type ToolResult } from '../../agent/tool.js';
 import { toolSchema } from '../../agent/tool-schema.js';
-import { GOAL_STATUSES, GoalError, type GoalStatus, STEP_STATUSES } from '../../store/goal-records.js';
-import type { GoalStore } from '../../store/ports.js';
+import type { GoalService } from '../../services/goal-service.js';
 import { describeGoal, goalLine, stepLine } from '../describe-goal.js';
+import { GOAL_STATUSES, GoalError, type GoalStatus, STEP_STATUSES } from '../goals/goal-records.js';
 import { TARGET } from '../proactive-config.js';
 
 const step = z
@@ -79,7 +79,8 @@ function pick<T extends string>(
 }
 
 export interface GoalToolDeps {
-  goals: GoalStore;
+  /** The owner's goal actions (the same service `wren goal` and `/api/goals` use). */
+  goals: GoalService;
   clock?: () => number;
   /** Tells the scheduler a goal's schedule or status changed (it ticks now rather than within 30 s). */
   wake?: () => void;
@@ -130,7 +131,7 @@ export function createGoalTool(deps: GoalToolDeps): Tool {
   };
 }
 
-function run(goals: GoalStore, args: Args, ctx: ToolContext, now: number): ToolResult {
+function run(goals: GoalService, args: Args, ctx: ToolContext, now: number): ToolResult {
   const needId = () => {
     if (args.id === undefined) throw new ToolError(`goal ${args.action} needs "id" (see goal list).`);
     return args.id;

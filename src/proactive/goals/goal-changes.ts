@@ -1,4 +1,5 @@
-import { nextOccurrence, validateCron } from '../util/schedule.js';
+import type { GoalFields, StepFields } from '../../store/goal-records.js';
+import { nextOccurrence, validateCron } from '../../util/schedule.js';
 import {
   checkDueDate,
   checkText,
@@ -47,16 +48,8 @@ export interface GoalChanges {
   timezone?: string;
 }
 
-/** A goal's stored fields after `GoalChanges`, as the row takes them. */
-export interface ChangedGoal {
-  title: string;
-  why: string | null;
-  status: GoalStatus;
-  dueDate: string | null;
-  checkinCron: string | null;
-  timezone: string;
-  nextCheckinAt: number | null;
-}
+/** A goal's stored fields after `GoalChanges`, as the store writes them. */
+export type ChangedGoal = GoalFields;
 
 /**
  * A check-in schedule checked and its first occurrence after `at`.
@@ -138,4 +131,13 @@ export function checkPlan(steps: readonly ProposedStep[]): ProposedStep[] {
     ...(step.status && step.status !== 'pending' ? { status: step.status } : {}),
     ...(step.notes?.trim() ? { notes: checkNotes(step.notes) } : {}),
   }));
+}
+
+/** One step as stored: its title and notes checked, pending unless it says otherwise. @throws GoalError (invalid). */
+export function checkStep(step: ProposedStep): StepFields {
+  return {
+    title: checkText(step.title, 'step title', GOAL_LIMITS.title),
+    status: step.status ?? 'pending',
+    notes: checkNotes(step.notes ?? ''),
+  };
 }
