@@ -1,13 +1,12 @@
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/support/fake-clock.js';
+import { tempDatabase } from '../../test/support/temp-database.js';
 import { CronJobRepository } from '../store/cron-job-repository.js';
 import { MIGRATION_V7 } from '../store/migration-v7-cron.js';
-import { MIGRATIONS, migrate } from '../store/migrations.js';
-import { openDatabase } from '../store/open-database.js';
+import { MIGRATIONS } from '../store/migrations.js';
 import { type Delivery, OutboxRepository, type OutboxRun } from '../store/outbox-repository.js';
 import { cronSource, jobHistory } from './cron-source.js';
 import { JobsWatcher } from './jobs-watcher.js';
@@ -17,6 +16,8 @@ import { Scheduler } from './scheduler.js';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
+/** The schema up to v7 (cron jobs). */
+const SCHEMA_V7 = [...MIGRATIONS.filter((step) => step.version < 7), MIGRATION_V7];
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0).reverse()) cleanup();
@@ -24,13 +25,7 @@ afterEach(() => {
 
 /** A home folder with a database at schema v7 and jobs.yaml holding `jobs`. */
 function home(jobs: string): { db: Database.Database; file: string; edit(text: string): void } {
-  const dir = mkdtempSync(join(tmpdir(), 'wren-cron-'));
-  const db = openDatabase(join(dir, 'wren.db'), { migrate: false });
-  migrate(db, [...MIGRATIONS.filter((step) => step.version < 7), MIGRATION_V7]);
-  cleanups.push(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { db, dir } = tempDatabase('wren-cron-', cleanups, SCHEMA_V7);
   const file = join(dir, 'jobs.yaml');
   // Saved the way editors save: a new file renamed over the old one.
   const edit = (text: string) => {

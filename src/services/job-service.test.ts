@@ -1,18 +1,20 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempDatabase } from '../../test/support/temp-database.js';
 import { cronSource } from '../proactive/cron-source.js';
 import { readJobsFile } from '../proactive/jobs-file.js';
 import { CronJobRepository } from '../store/cron-job-repository.js';
 import { MIGRATION_V7 } from '../store/migration-v7-cron.js';
-import { MIGRATIONS, migrate } from '../store/migrations.js';
-import { openDatabase } from '../store/open-database.js';
+import { MIGRATIONS } from '../store/migrations.js';
+import type { openDatabase } from '../store/open-database.js';
 import { openStores, type Stores } from '../store/open-stores.js';
 import { OutboxRepository } from '../store/outbox-repository.js';
 import { createJobService, type JobService, type JobsFile } from './job-service.js';
 
 const NOW = Date.parse('2026-06-01T06:00:00Z');
+/** The schema up to v7 (cron jobs). */
+const SCHEMA_V7 = [...MIGRATIONS.filter((step) => step.version < 7), MIGRATION_V7];
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
@@ -27,13 +29,7 @@ interface JobsView {
 }
 
 function view(jobs: string): JobsView {
-  const dir = mkdtempSync(join(tmpdir(), 'wren-jobs-cli-'));
-  const db = openDatabase(join(dir, 'wren.db'), { migrate: false });
-  migrate(db, [...MIGRATIONS.filter((step) => step.version < 7), MIGRATION_V7]);
-  cleanups.push(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { db, dir } = tempDatabase('wren-jobs-cli-', cleanups, SCHEMA_V7);
   const file = join(dir, 'jobs.yaml');
   writeFileSync(file, jobs);
   const defaults = { timezone: 'UTC', deliverTo: ['cli:terminal'] };

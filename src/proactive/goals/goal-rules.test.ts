@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempDatabase } from '../../../test/support/temp-database.js';
 import { GoalRepository, UNCHANGED_REST_MS } from '../../store/goal-repository.js';
-import { openDatabase } from '../../store/open-database.js';
 import { GoalError } from './goal-records.js';
 import { createGoals } from './goal-rules.js';
 
@@ -15,12 +11,7 @@ afterEach(() => {
 
 /** A real SQLite file with the released schema plus v6. */
 function setup(start = Date.parse('2026-03-10T12:00:00Z')) {
-  const dir = mkdtempSync(join(tmpdir(), 'wren-goals-'));
-  const db: Database.Database = openDatabase(join(dir, 'wren.db'));
-  cleanups.push(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { db } = tempDatabase('wren-goals-', cleanups);
   const clock = { time: start };
   const now = () => clock.time;
   const goals = createGoals(new GoalRepository(db, { now, timezone: () => 'UTC' }), {

@@ -1,33 +1,28 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempDatabase } from '../../../test/support/temp-database.js';
 import { toolContext } from '../../../test/support/tool-context.js';
 import { ToolError } from '../../agent/tool.js';
 import { createJobService } from '../../services/job-service.js';
 import { CronJobRepository } from '../../store/cron-job-repository.js';
 import { MIGRATION_V7 } from '../../store/migration-v7-cron.js';
-import { MIGRATIONS, migrate } from '../../store/migrations.js';
-import { openDatabase } from '../../store/open-database.js';
+import { MIGRATIONS } from '../../store/migrations.js';
 import { OutboxRepository } from '../../store/outbox-repository.js';
 import { readJobsFile } from '../jobs-file.js';
 import { createCronTool } from './cron-tool.js';
 
 const NOW = Date.parse('2026-06-01T05:00:00Z'); // 07:00 in Berlin
 
+/** The schema up to v7 (cron jobs). */
+const SCHEMA_V7 = [...MIGRATIONS.filter((step) => step.version < 7), MIGRATION_V7];
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
 function setup() {
-  const dir = mkdtempSync(join(tmpdir(), 'wren-cron-tool-'));
-  const db = openDatabase(join(dir, 'wren.db'), { migrate: false });
-  migrate(db, [...MIGRATIONS.filter((step) => step.version < 7), MIGRATION_V7]);
-  cleanups.push(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { db, dir } = tempDatabase('wren-cron-tool-', cleanups, SCHEMA_V7);
   const file = join(dir, 'jobs.yaml');
   const outbox = new OutboxRepository(db, () => NOW);
   let wakes = 0;
