@@ -145,9 +145,13 @@ async function tickFigures(dir: string, total: number): Promise<TickFigures> {
 
 async function lateness(db: Database.Database): Promise<SchedulerBenchResult['lateness']> {
   const late: number[] = [];
-  const { reminders, scheduler } = loop(db, Date.now, (dueAt) => late.push(Date.now() - dueAt));
   const count = 200;
   const first = Date.now() + 500;
+  // Only this run's reminders count: the 100k store was filled on a fixed fake date, and those of its
+  // reminders the real clock has passed since come due now too (they are delivered, hours "late").
+  const { reminders, scheduler } = loop(db, Date.now, (dueAt) => {
+    if (dueAt >= first) late.push(Date.now() - dueAt);
+  });
   for (let i = 0; i < count; i++) {
     const at = first + Math.floor(Math.random() * 4_000);
     reminders.create({
