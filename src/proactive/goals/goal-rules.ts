@@ -29,9 +29,11 @@ import {
  * (the owner, or a step's status and notes by the model) and `accept` of a proposal, which replaces the whole
  * plan in one unit of work; `propose` never touches the steps. Every change touches the goal, so the goal
  * pass visits the most neglected goal first. Methods throw GoalError: `not_found`, `invalid` (input to fix;
- * the message says how) or `conflict`.
+ * the message says how) or `conflict`. Pass timing and check-ins are the store's own atomic methods (each
+ * meant to run inside the outbox claim), so they are the port's, unchanged.
  */
-export interface Goals {
+export interface Goals
+  extends Pick<GoalStore, 'nextPassAt' | 'recordPass' | 'dueCheckins' | 'nextCheckinAt' | 'advanceCheckin'> {
   create(goal: NewGoal): GoalDetail;
   /** `open`: active and paused goals; by status (active first), then soonest due, then oldest. */
   list(which?: 'open' | 'all' | GoalStatus, limit?: number): Goal[];
@@ -67,23 +69,6 @@ export interface Goals {
    * goal eligible for a pass. The day keeps one neglected overdue goal from taking every pass.
    */
   nextForPass(now: number): Goal | undefined;
-  /** When the next goal pass is due with passes `intervalMs` apart (see GoalStore.nextPassAt). */
-  nextPassAt(intervalMs: number): number | undefined;
-  /**
-   * Counts pass number `expectedPasses + 1` of goal `id` at `at`, only while the goal is active, still has
-   * `expectedPasses`, and no goal had a pass in the `intervalMs` before `at`. Meant to run inside the outbox
-   * claim of `goal:<id>:<expectedPasses + 1>`. @returns whether the pass was counted.
-   */
-  recordPass(pass: { id: number; expectedPasses: number; at: number; intervalMs: number }): boolean;
-  /** Active goals whose check-in is due at `now`, earliest first. */
-  dueCheckins(now: number, limit?: number): Goal[];
-  /** The earliest next check-in of any active goal. */
-  nextCheckinAt(): number | undefined;
-  /**
-   * Moves a goal's check-in from `expected` to `next` (undefined: the schedule has no more), only while it
-   * still waits for `expected` (a concurrent edit wins). Meant to run inside the outbox claim.
-   */
-  advanceCheckin(id: number, expected: number, next: number | undefined): void;
 }
 
 export interface GoalRulesOptions {
