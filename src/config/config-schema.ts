@@ -8,6 +8,7 @@ import { toolsSectionSchema } from '../tools/tools-config.js';
 import { webSectionSchema } from '../tools/web-config.js';
 import { fromString } from '../util/from-string.js';
 import { isTimeZone } from '../util/time-zone.js';
+import { backupSectionSchema, retentionSectionSchema } from './operations-config.js';
 
 export const PROTOCOLS = ['openai', 'anthropic', 'gemini'] as const;
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
@@ -103,6 +104,10 @@ export const agentSchema = z.strictObject({
 
 export const logSchema = z.strictObject({
   level: z.enum(LOG_LEVELS).default('info'),
+  /** The log file rotates when it passes this size (wren.log → wren.log.1 …). */
+  max_size_mb: integer(1, 10_000).default(10),
+  /** Rotated files kept besides the live one. */
+  keep: integer(1, 100).default(5),
 });
 
 /**
@@ -123,6 +128,8 @@ export const configSchema = z.strictObject({
   mcp: mcpSectionSchema.prefault({}),
   proactive: proactiveSectionSchema.prefault({}),
   channels: channelsSectionSchema.prefault({}),
+  backup: backupSectionSchema.prefault({}),
+  retention: retentionSectionSchema.prefault({}),
 });
 
 /** One `models:` entry as a user writes it (the input of {@link modelSchema}). */

@@ -13,6 +13,7 @@ import { configErrorFrom, issuesFromZod } from '../util/config-issues.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { interpolate } from '../util/interpolate.js';
 import { configSchema, knownKeysAt } from './config-schema.js';
+import { toBackupConfig, toRetentionConfig } from './operations-config.js';
 import { defaultPresets, type PresetSource } from './preset-source.js';
 import { resolveModels } from './resolve-models.js';
 import type { WrenConfig } from './wren-config.js';
@@ -65,7 +66,7 @@ function topLevel(raw: unknown, file: string): Record<string, unknown> {
   if (raw === null || raw === undefined) return {};
   if (typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ConfigError(
-      `${file}: the top level must be a mapping of sections (models, gateway, agent, workspace, log, tools, gate, web, memory, mcp, proactive, channels)`,
+      `${file}: the top level must be a mapping of sections (models, gateway, agent, workspace, log, tools, gate, web, memory, mcp, proactive, channels, backup, retention)`,
       { file },
     );
   }
@@ -132,7 +133,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): WrenConf
       timezone: agent.timezone ?? defaultTimeZone(),
     },
     workspace: expandPath(data.workspace ?? 'workspace', home),
-    log: { level: data.log.level },
+    log: { level: data.log.level, maxBytes: data.log.max_size_mb * 1024 * 1024, keep: data.log.keep },
     tools: toToolsConfig(data.tools, homedir()),
     gate: toGateConfig(data.gate),
     web: toWebConfig(data.web),
@@ -140,5 +141,7 @@ export function parseConfig(text: string, options: ParseConfigOptions): WrenConf
     mcp: toMcpConfig(data.mcp),
     proactive: toProactiveConfig(data.proactive),
     channels: toChannelsConfig(data.channels),
+    backup: toBackupConfig(data.backup, (path) => expandPath(path, home)),
+    retention: toRetentionConfig(data.retention),
   });
 }

@@ -40,4 +40,18 @@ agent:
 
 log:
   level: info                     # trace | debug | info | warn | error
+  max_size_mb: 10                 # logs/wren.log rotates past this size
+  keep: 5                         # rotated files kept (wren.log.1 … wren.log.5)
+
+# backup:
+#   every: 1d                     # scheduled backups of the home (no secrets); off unless set
+#   keep: 7                       # archives kept
+#   to: backups                   # folder, relative to the home
+
+# retention:                      # days old rows are kept (0 = forever); tasks, memos, goals, memory never pruned
+#   messages_days: 365
+#   outbox_days: 90
+#   audit_days: 90
+#   feed_days: 90
+#   exec_log_days: 30
 `;

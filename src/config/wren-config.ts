@@ -7,6 +7,7 @@ import type { ProactiveConfig } from '../proactive/proactive-config.js';
 import type { ToolsConfig } from '../tools/tools-config.js';
 import type { WebConfig } from '../tools/web-config.js';
 import type { LOG_LEVELS } from './config-schema.js';
+import type { BackupConfig, RetentionConfig } from './operations-config.js';
 
 /**
  * The validated configuration. Keys are camelCase (config.yaml's snake_case `max_rounds` is `maxRounds`
@@ -23,7 +24,8 @@ export interface WrenConfig {
   readonly agent: AgentConfig;
   /** Absolute path of the workspace folder (default `<home>/workspace`). */
   readonly workspace: string;
-  readonly log: { readonly level: LogLevel };
+  /** The gateway's log file: level, and size-based rotation (`maxBytes` per file, `keep` rotated files). */
+  readonly log: { readonly level: LogLevel; readonly maxBytes: number; readonly keep: number };
   /** File roots beyond the workspace and the shell tool's settings. */
   readonly tools: ToolsConfig;
   /** Tool-call policy: mode, rules, grants' defaults, secrets. */
@@ -38,6 +40,10 @@ export interface WrenConfig {
   readonly proactive: ProactiveConfig;
   /** Chat platforms (`channels.telegram` …): tokens, who may talk, progress display. */
   readonly channels: ChannelsConfig;
+  /** Scheduled backups of the home. */
+  readonly backup: BackupConfig;
+  /** How long old rows are kept before pruning. */
+  readonly retention: RetentionConfig;
 }
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
