@@ -63,7 +63,7 @@ async function openAppHome(options: AppOptions, timezone: () => string) {
   const madePrivate = makeHomePrivate(home);
   const config = loadConfig(home, env);
   const redactor = new Redactor(secretValues(home, config, env));
-  const logger: Logger = options.logger ?? createLogger(home, config.log.level, redactor);
+  const logger: Logger = options.logger ?? createLogger(home, config.log, redactor);
   const fallback = await modelFallback(options, config);
   const lock = options.lock ? acquireHomeLock(home) : undefined;
   try {
