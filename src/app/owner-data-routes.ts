@@ -31,6 +31,7 @@ export function ownerDataRoutes(app: OwnerRoutesApp): Hono[] {
   const workspace = () => app.config().workspace;
   const memory = memoryRoutes({
     workspace,
+    files: app.services.memoryFiles,
     messages: app.services.memorySearch.messages,
     timezone: () => app.config().agent.timezone,
     ...(app.memory.search ? { search: app.memory.search } : {}),

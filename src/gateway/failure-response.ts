@@ -6,9 +6,10 @@ const ANSWER = {
   invalid: { status: 400, code: 'bad_request' },
   not_found: { status: 404, code: 'not_found' },
   too_large: { status: 413, code: 'too_large' },
+  refused: { status: 403, code: 'forbidden' },
 } as const;
 
-/** The HTTP answer to a service's refusal: 400 bad_request, 404 not_found or 413 too_large. */
+/** The HTTP answer to a service's refusal: 400 bad_request, 404 not_found, 413 too_large or 403 forbidden. */
 export function failureResponse(c: Context, failure: ServiceFailure): Response {
   const answer = ANSWER[failure.code];
   const where = failure.field ? `${failure.field}: ` : '';

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { jsonSender, routeHarness } from '../../test/support/route-harness.js';
 import { formatHistoryEntry, HISTORY_HEADER } from '../memory/history-file.js';
+import { createMemoryFileService, MAX_MEMORY_FILE_BYTES } from '../services/memory-file-service.js';
 import { openStores } from '../store/open-stores.js';
 import { SqliteSessionStore } from '../store/sqlite-session-store.js';
-import { MAX_MEMORY_FILE_BYTES, memoryRoutes } from './memory-routes.js';
+import { memoryRoutes } from './memory-routes.js';
 
 const harness = routeHarness();
 
@@ -18,9 +19,15 @@ function setup() {
   const outside = join(dir, 'outside');
   mkdirSync(outside);
   const edits: Array<{ name: string; size: number }> = [];
+  const stores = openStores(db);
   const app = memoryRoutes({
     workspace: () => workspace,
-    messages: openStores(db).messages,
+    files: createMemoryFileService(stores, {
+      now: Date.now,
+      timezone: () => 'UTC',
+      defaultTargets: () => [],
+    }),
+    messages: stores.messages,
     timezone: () => 'UTC',
     onEdit: (edit) => edits.push(edit),
   });
