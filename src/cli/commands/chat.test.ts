@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { capturedIo } from '../../../test/support/captured-io.js';
 import { gatedRuntime, recordingTool } from '../../../test/support/gated-runtime.js';
 import { ScriptedModel } from '../../../test/support/scripted-model.js';
 import { oneShot } from './chat.js';
@@ -7,27 +8,6 @@ const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
-
-function buffers() {
-  const out = { stdout: '', stderr: '' };
-  return {
-    out,
-    io: {
-      stdout: {
-        write: (text: string) => {
-          out.stdout += text;
-          return true;
-        },
-      },
-      stderr: {
-        write: (text: string) => {
-          out.stderr += text;
-          return true;
-        },
-      },
-    },
-  };
-}
 
 describe('wren chat -m (oneShot)', () => {
   it('denies a call that needs approval at once, tells the model and the user why', async () => {
@@ -40,7 +20,7 @@ describe('wren chat -m (oneShot)', () => {
       told = JSON.stringify(request.messages.at(-1));
       return { text: 'I could not send it without your approval.' };
     });
-    const { out, io } = buffers();
+    const { out, io } = capturedIo();
     const code = await oneShot(setup.bus, { message: 'mail a@b.c', session: 'one-shot-1' }, io);
     expect(code).toBe(0);
     expect(email.calls).toHaveLength(0);
@@ -63,7 +43,7 @@ describe('wren chat -m (oneShot)', () => {
     const setup = gatedRuntime({ model, tools: [read.tool] });
     cleanups.push(setup.close);
     model.script({ toolCalls: [{ name: 'read_file', arguments: { path: 'a.md' } }] }, { text: 'read it' });
-    const { out, io } = buffers();
+    const { out, io } = capturedIo();
     expect(await oneShot(setup.bus, { message: 'read a.md', json: true }, io)).toBe(0);
     expect(JSON.parse(out.stdout)).toMatchObject({ reply: 'read it' });
     expect(out.stderr).toBe('');

@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { capturedIo } from '../../../test/support/captured-io.js';
 import { gateDatabase } from '../../../test/support/gate-database.js';
 import { AuditRepository } from '../../store/audit-repository.js';
 import { GrantRepository } from '../../store/grant-repository.js';
@@ -14,27 +15,6 @@ function home(config = '') {
   writeFileSync(join(dir, 'config.yaml'), config, { mode: 0o600 });
   gateDatabase(join(dir, 'wren.db')).close();
   return dir;
-}
-
-function io() {
-  const out = { stdout: '', stderr: '' };
-  return {
-    out,
-    io: {
-      stdout: {
-        write: (text: string) => {
-          out.stdout += text;
-          return true;
-        },
-      },
-      stderr: {
-        write: (text: string) => {
-          out.stderr += text;
-          return true;
-        },
-      },
-    },
-  };
 }
 
 function seed(dir: string) {
@@ -68,17 +48,17 @@ describe('wren approvals / audit', () => {
   it('lists grants, revokes one, and fails on an unknown id', async () => {
     const dir = home();
     const id = seed(dir);
-    const list = io();
+    const list = capturedIo();
     expect(await runApprovalsList({ home: dir }, list.io)).toBe(0);
     expect(list.out.stdout).toMatch(/^ID\s+TOOL\s+TARGET\s+SCOPE/);
     expect(list.out.stdout).toContain('git');
     expect(list.out.stdout).toContain('session s1');
-    const revoke = io();
+    const revoke = capturedIo();
     expect(await runApprovalsRevoke({ home: dir, id }, revoke.io)).toBe(0);
-    const again = io();
+    const again = capturedIo();
     expect(await runApprovalsRevoke({ home: dir, id }, again.io)).toBe(1);
     expect(again.out.stderr).toContain(`no standing approval ${id}`);
-    const json = io();
+    const json = capturedIo();
     await runApprovalsList({ home: dir, json: true }, json.io);
     expect((JSON.parse(json.out.stdout) as { grants: unknown[] }).grants).toHaveLength(1);
   });
@@ -86,15 +66,15 @@ describe('wren approvals / audit', () => {
   it('shows the audit log oldest-first in text, newest-first in JSON, and checks --limit', async () => {
     const dir = home();
     seed(dir);
-    const text = io();
+    const text = capturedIo();
     expect(await runAudit({ home: dir }, text.io)).toBe(0);
     expect(text.out.stdout.indexOf('read_file')).toBeLessThan(text.out.stdout.indexOf('exec'));
     expect(text.out.stdout).toContain('ask by risk (deny by cli)');
-    const json = io();
+    const json = capturedIo();
     await runAudit({ home: dir, json: true, limit: '1', session: 's1' }, json.io);
     expect(JSON.parse(json.out.stdout)).toEqual({ entries: [expect.objectContaining({ tool: 'exec' })] });
     for (const limit of ['0', 'ten', '1001']) {
-      const bad = io();
+      const bad = capturedIo();
       expect(await runAudit({ home: dir, limit }, bad.io)).toBe(2);
     }
   });
@@ -105,7 +85,7 @@ const noBwrap = async () => ({ available: false, reason: 'bwrap is missing' });
 describe('wren security audit', () => {
   it('passes a default home and reports stable ids in JSON', async () => {
     const dir = home();
-    const run = io();
+    const run = capturedIo();
     const code = await runSecurityAudit(
       { home: dir, json: true, env: { PATH: '' }, sandboxProbe: noBwrap },
       run.io,
@@ -150,7 +130,7 @@ channels:
       }),
     );
     chmodSync(join(dir, 'config.yaml'), 0o644);
-    const run = io();
+    const run = capturedIo();
     expect(await runSecurityAudit({ home: dir, env: { PATH: '' }, sandboxProbe: noBwrap }, run.io)).toBe(1);
     const lines = run.out.stdout;
     expect(lines).toMatch(/✗ security.gateway_exposed\s+gateway.host is 0.0.0.0 but no token/);
@@ -166,12 +146,12 @@ channels:
 
   it('reports the sandbox as exec will use it: auto without bubblewrap warns, with it passes', async () => {
     const dir = home();
-    const without = io();
+    const without = capturedIo();
     await runSecurityAudit({ home: dir, env: {}, sandboxProbe: noBwrap }, without.io);
     expect(without.out.stdout).toMatch(
       /! security.sandbox\s+exec runs commands without a sandbox: bwrap is missing/,
     );
-    const working = io();
+    const working = capturedIo();
     await runSecurityAudit(
       { home: dir, env: {}, sandboxProbe: async () => ({ available: true }) },
       working.io,
@@ -181,7 +161,7 @@ channels:
 
   it('reports an invalid gate section instead of crashing', async () => {
     const dir = home('gate:\n  mode: yolo\n');
-    const run = io();
+    const run = capturedIo();
     expect(await runSecurityAudit({ home: dir, json: true, env: {} }, run.io)).toBe(1);
     expect(run.out.stdout).toContain('security.gate_config');
     expect(run.out.stdout).toContain('mode');
