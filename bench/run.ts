@@ -8,7 +8,7 @@
  * model call takes without Wren) and in-process; what /v1/chat/completions adds over /api/chat; cold start of
  * the real CLI to /api/health OK; idle RSS after start and after 1,000 turns; a 200-turn conversation; "hi"
  * with MCP servers; scheduler ticks with 1k–100k reminders and delivery lateness; the web app's first-load
- * size (gzipped).
+ * size (gzipped); the production install size (`npm ci --omit=dev` in a clean copy, install-size-bench).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { createApp } from '../src/app/create-app.js';
 import type { ChatModel, ModelEvent } from '../src/llm/types.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
+import { measureInstallSize } from './install-size-bench.js';
 import { runMcpBench } from './mcp-bench.js';
 import { runMemoryBench } from './memory-bench.js';
 import { measureOpenAiOverhead } from './openai-compat-bench.js';
@@ -235,6 +236,7 @@ let conversation: Awaited<ReturnType<typeof runMemoryBench>>;
 let mcp: Awaited<ReturnType<typeof runMcpBench>>;
 let scheduler: Awaited<ReturnType<typeof runSchedulerBench>>;
 const web = measureWebBundle();
+const install = measureInstallSize();
 try {
   hi = await helloTokens(ROOT);
   http = await httpOverhead(200);
@@ -261,6 +263,7 @@ const results = {
   mcp,
   scheduler,
   webBundle: web,
+  installSize: install,
 };
 mkdirSync('bench/results', { recursive: true });
 writeFileSync('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
@@ -343,4 +346,17 @@ row(
   'web app first load',
   `${web.firstLoadGzipKb} KB gzipped (${web.firstLoadKb} KB raw; ${web.files} files, ${web.totalKb} KB in all)`,
   '< 100 KB gzipped',
+);
+row(
+  'production install size',
+  `${install.totalMb} MB, ${install.packages} packages (+ ${install.nativeAddonMb} MB native addon)`,
+  '≤ 150 MB',
+);
+row(
+  '  largest packages (MB)',
+  install.top
+    .slice(0, 5)
+    .map(({ name, mb }) => `${name} ${mb}`)
+    .join(', '),
+  '—',
 );
