@@ -379,6 +379,36 @@ export interface Usage {
   cachedInputTokens?: number;
 }
 
+/** One part of a turn's reply: streamed text, or a tool call (hint, arguments and preview redacted). */
+export type TurnSegment =
+  | { type: 'text'; text: string }
+  | {
+      type: 'tool';
+      id: string;
+      name: string;
+      hint: string;
+      args?: string;
+      running: boolean;
+      isError?: boolean;
+      preview?: string;
+    };
+
+/** A turn in flight (or just ended) as `GET /api/sessions/:id/turn` and a watched stream's `turn` event show it. */
+export interface TurnSnapshot {
+  id?: string;
+  session: string;
+  state: 'running' | 'done' | 'error' | 'stopped';
+  /** The owner's message that started the turn. */
+  message: string;
+  startedAt: number;
+  endedAt?: number;
+  segments: TurnSegment[];
+  /** Characters of streamed text dropped from the front (the server keeps a capped buffer). */
+  droppedChars: number;
+  droppedTools?: number;
+  approvals?: ApprovalRequest[];
+}
+
 // --- Answers: the body of each route's success response --------------------------------------------------
 
 /** `DELETE` answers: the id of what is gone. */

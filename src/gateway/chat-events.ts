@@ -1,5 +1,6 @@
 import type { AgentEvent, OutboundMessage } from '../bus/messages.js';
 import type { TurnSegment, TurnSnapshot } from '../channels/http/http-channel.js';
+import type * as Api from './api-types.js';
 import type { SseMessage } from './sse-pump.js';
 
 type Redact = (text: string) => string;
@@ -81,5 +82,8 @@ function presentSegment(segment: TurnSegment, redact: Redact): TurnSegment {
 
 /** A turn as the API shows it: tool hints, arguments and previews redacted like the live events. */
 export function presentTurn(snapshot: TurnSnapshot, redact: Redact) {
-  return { ...snapshot, segments: snapshot.segments.map((segment) => presentSegment(segment, redact)) };
+  return {
+    ...snapshot,
+    segments: snapshot.segments.map((segment) => presentSegment(segment, redact)),
+  } satisfies Api.TurnSnapshot;
 }

@@ -1,6 +1,8 @@
 import { createParser } from 'eventsource-parser';
 import { ApiError, noteUnauthorized, send } from './api';
-import type { ApprovalRequest, ApprovalResolved, Usage } from './types';
+import type { ApprovalRequest, ApprovalResolved, TurnSnapshot, Usage } from './types';
+
+export type { TurnSnapshot };
 
 /**
  * The chat's streams. `POST /api/chat` with `keepRunning: true` as Server-Sent Events: aborting `signal`
@@ -14,29 +16,6 @@ export interface ChatRequest {
   session?: string;
   images?: Array<{ data: string; mediaType: string }>;
   keepRunning?: boolean;
-}
-
-/** A turn in flight as `GET /api/sessions/:id/turn` shows it (the fields the app uses). */
-export interface TurnSnapshot {
-  session: string;
-  state: 'running' | 'done' | 'error' | 'stopped';
-  message: string;
-  startedAt: number;
-  droppedChars: number;
-  approvals?: ApprovalRequest[];
-  segments: Array<
-    | { type: 'text'; text: string }
-    | {
-        type: 'tool';
-        id: string;
-        name: string;
-        hint: string;
-        args?: string;
-        running: boolean;
-        isError?: boolean;
-        preview?: string;
-      }
-  >;
 }
 
 export type ChatEvent =
