@@ -9,11 +9,13 @@ export function isPdf(head: Buffer): boolean {
 }
 
 /**
- * The text of a PDF, page by page (`[page N]` headers), with pdf.js's legacy build and no worker thread.
+ * The text of a PDF, page by page (`[page N]` headers), with no worker thread. pdf.js comes from unpdf's
+ * serverless build (one 1.6 MB module, no native canvas): text extraction never renders, so pdfjs-dist's
+ * 37 MB package and its 32 MB optional `@napi-rs/canvas` bought nothing here.
  * @throws ToolError when the PDF is encrypted or damaged.
  */
 export async function pdfText(data: Buffer, signal?: AbortSignal): Promise<{ text: string; pages: number }> {
-  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  const pdfjs = await import('unpdf/pdfjs');
   const task = pdfjs.getDocument({
     data: new Uint8Array(data),
     isEvalSupported: false,
