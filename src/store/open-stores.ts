@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { defineLazy } from '../util/define-lazy.js';
 import { AuditRepository } from './audit-repository.js';
+import { backupDatabase } from './backup-database.js';
 import { ChannelRepository } from './channel-repository.js';
 import { consolidationStatus, SqliteConsolidationStatusStore } from './consolidation-status-repository.js';
 import { CronJobRepository } from './cron-job-repository.js';
@@ -19,6 +20,7 @@ import type {
   ConsolidationStatusStore,
   ConversationStore,
   CronJobStore,
+  DatabaseSnapshot,
   EmbeddingStore,
   GoalStore,
   GrantStore,
@@ -87,6 +89,11 @@ export interface Stores {
    * extension is found. Never throws: the result says why it is unavailable.
    */
   loadVectors(path?: string): VectorSupport;
+  /**
+   * Writes a consistent copy of the whole database to `dest` (must not exist; its folder must) while the
+   * stores stay in use, checks it and says what it holds (see backupDatabase).
+   */
+  backup(dest: string): Promise<DatabaseSnapshot>;
   /** Closes the connection; every store of the bundle is unusable afterwards. Idempotent. */
   close(): void;
 }
@@ -105,6 +112,7 @@ export function openStores(db: Database, options: StoresOptions = {}): Stores {
   let closed = false;
   const stores = {
     loadVectors: (path?: string) => loadVectorExtension(db, path),
+    backup: (dest: string) => backupDatabase(db, dest),
     close() {
       if (closed) return;
       closed = true;

@@ -332,3 +332,11 @@ export interface StatusStore {
   consolidation(): ConsolidationStatus;
   proactive(): ProactiveSummary;
 }
+
+/** What a database backup holds: its schema version, the rows of each table and the file's size. */
+export interface DatabaseSnapshot {
+  schemaVersion: number;
+  /** Rows per ordinary table, as the copy holds them (the state it was taken at). */
+  counts: Record<string, number>;
+  bytes: number;
+}
