@@ -55,7 +55,8 @@ function section(title: string, text: string, cap = FILE_CAP_CHARS, more = 'in t
 
 /**
  * Builds the system prompt as blocks, most stable first, so provider prompt caches hit:
- * 1. base + SOUL.md + AGENTS.md + USER.md + skills — changes only when the owner edits those files;
+ * 1. base + SOUL.md + AGENTS.md + USER.md (left out while it holds the starter text) + skills — changes only
+ *    when the owner edits those files;
  * 2. MEMORY.md (capped, with a note when truncated) + the session summary — changes when a consolidation
  *    lands or the owner edits MEMORY.md;
  * 3. open tasks — changes when a task does.
@@ -78,15 +79,13 @@ export class ContextBuilder {
       BASE +
       section('soul', this.files.read('SOUL.md')) +
       section('standing-instructions', this.files.read('AGENTS.md')) +
-      section('about-owner', this.files.read('USER.md')) +
+      section('about-owner', this.written('USER.md')) +
       (this.options.skills?.() ?? '');
     const blocks: ModelRequest['system'] = [{ text: stable, cache: true }];
-    const file = this.files.read('MEMORY.md');
-    const untouched = file.trim() === WORKSPACE_DEFAULTS['MEMORY.md']!.trim();
     const memory =
       section(
         'memory',
-        untouched ? '' : file,
+        this.written('MEMORY.md'),
         this.options.memoryPromptChars ?? 6000,
         'in MEMORY.md; search it with memory_search or read_file',
       ) + section('session-summary', session.summary ?? '', this.options.summaryChars ?? 2000, 'omitted');
@@ -94,6 +93,15 @@ export class ContextBuilder {
     const tasks = this.options.openTasks?.().trim();
     if (tasks) blocks.push({ text: tasks });
     return blocks;
+  }
+
+  /**
+   * A file the owner fills in (USER.md, MEMORY.md): '' while it still holds the starter text, which tells the
+   * owner what to write and the model nothing.
+   */
+  private written(name: string): string {
+    const file = this.files.read(name);
+    return file.trim() === WORKSPACE_DEFAULTS[name]?.trim() ? '' : file;
   }
 
   /** The guest's prompt: base, persona, the guest skills, then this session's own summary. */

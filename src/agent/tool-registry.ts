@@ -1,6 +1,13 @@
 import type { ToolCall, ToolDefinition } from '../llm/types.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
-import { definitionOf, GROUPS_HEADING, summaryOf, USE_TOOLS, useToolsDefinition } from './tool-catalog.js';
+import {
+  catalogueLines,
+  definitionOf,
+  GROUPS_HEADING,
+  summaryOf,
+  USE_TOOLS,
+  useToolsDefinition,
+} from './tool-catalog.js';
 
 import { validateArguments } from './validate-arguments.js';
 
@@ -107,8 +114,8 @@ export class ToolRegistry {
 
   /**
    * The definitions for one request: every core tool plus the active ones (a group activates its members),
-   * in registration order (stable, so provider caches hit), then `use_tools` listing what is left: ungrouped
-   * tools one per line, groups together on one line.
+   * in registration order (stable, so provider caches hit), then `use_tools` listing what is left: one line
+   * per area (its tools' names), a line per tool without an area, groups together on one line.
    */
   requestDefinitions(active: ReadonlySet<string>): ToolDefinition[] {
     const groups = this.liveGroups();
@@ -117,11 +124,12 @@ export class ToolRegistry {
       if (active.has(name)) for (const member of group.members) expanded.add(member);
     const grouped = new Set(groups.flatMap(([, group]) => group.members));
     const definitions: ToolDefinition[] = [];
-    const rest: string[] = [];
+    const listed: Tool[] = [];
     for (const tool of this.tools.values()) {
       if (tool.core || expanded.has(tool.name)) definitions.push(definitionOf(tool));
-      else if (!grouped.has(tool.name)) rest.push(`- ${tool.name}: ${summaryOf(tool.description)}`);
+      else if (!grouped.has(tool.name)) listed.push(tool);
     }
+    const rest = catalogueLines(listed);
     const pending = groups
       .filter(([name, group]) => !active.has(name) && group.members.some((member) => !expanded.has(member)))
       .map(([name, group]) => {

@@ -75,6 +75,13 @@ export interface Tool {
    * `use_tools` description and sent only after the model activates them (saves tokens).
    */
   core?: boolean;
+  /**
+   * For an on-demand tool: the short area it belongs to (`scheduling`, `messaging` …). The catalogue lists
+   * each area once with its tools' names (`- scheduling: reminder, cron, goal`), so a new tool adds a word,
+   * not a line: its name and area must say what it is for; the description arrives when it is loaded. A tool
+   * without an area gets a line of its own with the first words of its description.
+   */
+  area?: string;
   /** Examines one call's arguments for the gate; pure and fast (no I/O beyond path resolution). */
   assess?(args: Record<string, unknown>, ctx: ToolContext): ToolAssessment | Promise<ToolAssessment>;
   /** Whether `{{secret:NAME}}` references in its arguments are resolved before it runs. */

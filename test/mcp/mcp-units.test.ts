@@ -244,7 +244,7 @@ describe('grouped tool registry', () => {
     const first = registry.requestDefinitions(new Set());
     expect(first.map((tool) => tool.name)).toEqual(['read_file', 'use_tools']);
     expect(first[1]!.description).toBe(
-      'Activate more tools for this turn (schemas arrive next step). Available:\n- exec: exec does things\n- MCP servers (activate all tools of one as NAME__*): srv (a test server), two',
+      'Load more tools for this turn by name (schemas come next step):\n- exec: exec does things\n- MCP servers (activate all tools of one as NAME__*): srv (a test server), two',
     );
     expect(registry.catalog().map((entry) => entry.name)).toEqual([
       'exec',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
+import { TOOL_AREAS } from '../../agent/tool-catalog.js';
 import { toolSchema } from '../../agent/tool-schema.js';
 import type { Memo, MemoService } from '../../services/memo-service.js';
 import { formatStamp } from '../format-time.js';
@@ -30,6 +31,7 @@ export function createMemoTool(deps: { memos: MemoService; timezone?: () => stri
       'Keep notes for the owner: save, list, search or delete memos (short texts the owner wants kept verbatim).',
     parameters: toolSchema(parameters),
     risk: 'moderate',
+    area: TOOL_AREAS.notes,
     assess: (raw) =>
       raw['action'] === 'save' && typeof raw['text'] === 'string'
         ? { persists: `a memo ("${preview(raw['text'])}")` }

@@ -5,13 +5,17 @@ import type { Stores } from '../../store/open-stores.js';
 import { HELD_FACTS } from '../consolidator.js';
 import { formatSearchResult, type MemorySearcher, searchMemory } from '../memory-search.js';
 
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'use YYYY-MM-DD');
+/**
+ * A day, checked when the call runs rather than as a schema `pattern`, whose escaped regex costs the model
+ * more tokens than the words "YYYY-MM-DD".
+ */
+const date = z.string().refine((text) => /^\d{4}-\d{2}-\d{2}$/.test(text), 'use YYYY-MM-DD');
 
 const parameters = z
   .object({
     query: z.string().min(1).describe('Keywords, not a question'),
-    since: date.optional().describe('From day (YYYY-MM-DD)'),
-    until: date.optional().describe('To day, inclusive'),
+    since: date.optional().describe('YYYY-MM-DD'),
+    until: date.optional().describe('YYYY-MM-DD, inclusive'),
     limit: z.number().int().min(1).max(30).optional().describe('Default 8'),
   })
   .strict();

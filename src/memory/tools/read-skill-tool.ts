@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
+import { TOOL_AREAS } from '../../agent/tool-catalog.js';
 import { toolSchema } from '../../agent/tool-schema.js';
 import type { SkillLibrary } from '../skills.js';
 
@@ -14,6 +15,7 @@ export function createReadSkillTool(deps: { skills: SkillLibrary }): Tool {
     description: 'Load the instructions of a skill listed in the system prompt, then follow them.',
     parameters: toolSchema(parameters),
     risk: 'safe',
+    area: TOOL_AREAS.skills,
     async execute(raw) {
       const { name } = parameters.parse(raw);
       const skill = deps.skills.get(name);

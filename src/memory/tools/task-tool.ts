@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
+import { TOOL_AREAS } from '../../agent/tool-catalog.js';
 import { toolSchema } from '../../agent/tool-schema.js';
 import type { ServiceFailure, Task, TaskResult, TaskService } from '../../services/task-service.js';
 
@@ -49,6 +50,7 @@ export function createTaskTool(deps: { tasks: TaskService }): Tool {
       "Manage the owner's to-do list: create, list, update, complete or delete tasks with optional due date and priority.",
     parameters: toolSchema(parameters),
     risk: 'moderate',
+    area: TOOL_AREAS.notes,
     // Open tasks are part of every system prompt: what a tainted turn writes there asks first.
     assess: (raw) => {
       if (raw['action'] !== 'create' && raw['action'] !== 'update') return {};

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Tool, type ToolContext, ToolError, type ToolResult } from '../../agent/tool.js';
+import { TOOL_AREAS } from '../../agent/tool-catalog.js';
 import { toolSchema } from '../../agent/tool-schema.js';
 import type { JobService, JobsFile } from '../../services/job-service.js';
 import { ConfigError } from '../../util/config-error.js';
@@ -153,6 +154,7 @@ export function createCronTool(deps: CronToolDeps): Tool {
       'Scheduled agent prompts (cron jobs in jobs.yaml), e.g. a daily briefing: list, add, update, remove, enable, disable, or show the run history of one.',
     parameters: toolSchema(parameters),
     risk: 'moderate',
+    area: TOOL_AREAS.scheduling,
     // A job's prompt runs later with tools: after untrusted content, storing one asks first. The grant
     // target is the job name (lowercase letters, digits, "-"), never the prompt.
     // Enabling a job the owner switched off is planting as much as adding one: its stored prompt runs again.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Tool, type ToolContext, ToolError, type ToolResult } from '../../agent/tool.js';
+import { TOOL_AREAS } from '../../agent/tool-catalog.js';
 import { toolSchema } from '../../agent/tool-schema.js';
 import type { GoalService } from '../../services/goal-service.js';
 import { describeGoal, goalLine, stepLine } from '../describe-goal.js';
@@ -100,6 +101,7 @@ export function createGoalTool(deps: GoalToolDeps): Tool {
       "Track the owner's goals and their plans: create, list, show, update (status, due date, check-in schedule), add_step, update_step (status, notes), propose (a changed plan for the owner to accept or dismiss).",
     parameters: toolSchema(parameters),
     risk: 'moderate',
+    area: TOOL_AREAS.scheduling,
     // Goals are read by later prompts (passes, check-ins, show): what a tainted turn writes there asks first.
     assess: (raw) => {
       const action = raw['action'];

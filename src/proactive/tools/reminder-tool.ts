@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
+import { TOOL_AREAS } from '../../agent/tool-catalog.js';
 import { toolSchema } from '../../agent/tool-schema.js';
 import type { ReminderService } from '../../services/reminder-service.js';
 
@@ -43,6 +44,7 @@ export function createReminderTool(deps: ReminderToolDeps): Tool {
       'Set, list or cancel reminders: one-off ("in 20m", "tomorrow at 9") or recurring ("every weekday at 7:30"); notify delivers the text, agent runs it as a task when due.',
     parameters: toolSchema(parameters),
     risk: 'moderate',
+    area: TOOL_AREAS.scheduling,
     // Adding plants text a later run acts on; cancelling removes what the owner relies on (see ToolAssessment).
     assess: (raw) => {
       if (raw['action'] === 'add' && typeof raw['text'] === 'string')

@@ -10,10 +10,10 @@ import { missingMatchHint } from './closest-line.js';
 
 const parameters = z
   .object({
-    path: z.string().describe('Path in the workspace'),
-    old_text: z.string().describe('Exact text to replace (unique)'),
-    new_text: z.string().describe('The replacement text'),
-    replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one'),
+    path: z.string(),
+    old_text: z.string(),
+    new_text: z.string(),
+    replace_all: z.boolean().optional(),
   })
   .strict();
 

@@ -48,8 +48,8 @@ export interface ExecToolOptions {
 
 const parameters = z
   .object({
-    command: z.string().describe('bash command'),
-    cwd: z.string().optional().describe('Folder in the workspace (default: its root)'),
+    command: z.string(),
+    cwd: z.string().optional().describe('Default: the workspace'),
     timeout: z.number().int().min(1).max(3600).optional().describe('Seconds'),
     network: z.boolean().optional().describe('Allow network in the sandbox'),
   })

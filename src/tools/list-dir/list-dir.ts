@@ -12,7 +12,7 @@ export const LIST_CAP_ENTRIES = 500;
 
 const parameters = z
   .object({
-    path: z.string().optional().describe('Folder relative to the workspace; the workspace itself by default'),
+    path: z.string().optional().describe('Default: the workspace'),
   })
   .strict();
 

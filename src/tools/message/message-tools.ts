@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Tool, type ToolContext, ToolError } from '../../agent/tool.js';
+import { TOOL_AREAS } from '../../agent/tool-catalog.js';
 import { toolSchema } from '../../agent/tool-schema.js';
 import type { MessageBus } from '../../bus/message-bus.js';
 import type { Attachment } from '../../bus/messages.js';
@@ -83,6 +84,7 @@ export function createMessageTools(options: MessageToolsOptions): Tool[] {
     description: 'Send a message to the owner now (on the current chat, or a named channel and chat).',
     parameters: toolSchema(messageParameters),
     risk: 'moderate',
+    area: TOOL_AREAS.messaging,
     assess(raw, ctx) {
       const args = messageParameters.parse(raw);
       const to = target(ctx, options.ownerChat, args.channel, args.chat_id);
@@ -102,6 +104,7 @@ export function createMessageTools(options: MessageToolsOptions): Tool[] {
     description: 'Deliver a workspace file to the owner as an attachment through the current chat.',
     parameters: toolSchema(fileParameters),
     risk: 'moderate',
+    area: TOOL_AREAS.messaging,
     async assess(raw, ctx) {
       const args = fileParameters.parse(raw);
       return { target: `${ctx.channel}:${ctx.chatId}:${args.path}` };

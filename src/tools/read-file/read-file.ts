@@ -20,15 +20,15 @@ const READ_CAP_BYTES = 16 * 1024 * 1024;
 
 const parameters = z
   .object({
-    path: z.string().describe('Path in the workspace'),
-    offset: z.number().int().min(1).optional().describe('First line (1-based)'),
-    limit: z.number().int().min(1).optional().describe('How many lines to return'),
+    path: z.string(),
+    offset: z.number().int().min(1).optional().describe('First line'),
+    limit: z.number().int().min(1).optional().describe('Lines'),
     char_offset: z
       .number()
       .int()
       .min(1)
       .optional()
-      .describe('In a line longer than the cap: first character'),
+      .describe('First character, in a line longer than the cap'),
   })
   .strict();
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RuntimeCommand } from '../../agent/agent-runtime.js';
 import { type Tool, ToolError } from '../../agent/tool.js';
+import { TOOL_AREAS } from '../../agent/tool-catalog.js';
 import { toolSchema } from '../../agent/tool-schema.js';
 import { type SubagentInfo, SubagentLimitError, type SubagentManager } from './subagent-manager.js';
 
@@ -23,6 +24,7 @@ export function createSpawnTool(manager: SubagentManager): Tool {
       'Run a self-contained task in the background with a subagent (restricted tools, own round limit). Returns at once; the report arrives as a later message in this conversation.',
     parameters: toolSchema(parameters),
     risk: 'moderate',
+    area: TOOL_AREAS.subagents,
     async execute(raw, ctx) {
       const args = parameters.parse(raw);
       let info: SubagentInfo;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type Tool, ToolError } from '../../agent/tool.js';
+import { TOOL_AREAS } from '../../agent/tool-catalog.js';
 import { toolSchema } from '../../agent/tool-schema.js';
 import type { WebConfig } from '../web-config.js';
 import { OPEN_METEO_URLS, type OpenMeteoUrls, openMeteoWeather } from './open-meteo.js';
@@ -40,6 +41,7 @@ export function createWeatherTool(
       'Current weather and a short daily forecast for a place name or coordinates. Compact text: now, then one line per day.',
     parameters: toolSchema(parameters),
     risk: 'safe',
+    area: TOOL_AREAS.web,
     // The place name leaves the machine: after untrusted content the gate may ask.
     assess: () => {
       const host = new URL(

@@ -11,8 +11,8 @@ import { formatBytes, isBinaryType, type RenderedPage, renderResponse } from './
 
 const parameters = z
   .object({
-    url: z.string().min(1).describe('http(s) URL'),
-    offset: z.number().int().min(0).optional().describe('Continue a long page from this offset'),
+    url: z.string().min(1),
+    offset: z.number().int().min(0).optional(),
   })
   .strict();
 

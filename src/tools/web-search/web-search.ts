@@ -14,8 +14,8 @@ import {
 
 const parameters = z
   .object({
-    query: z.string().trim().min(1).max(400).describe('What to search the web for'),
-    count: z.number().int().min(1).max(20).optional().describe('How many results (default from config)'),
+    query: z.string().trim().min(1).max(400),
+    count: z.number().int().min(1).max(20).optional(),
   })
   .strict();
 
@@ -95,8 +95,7 @@ export function createWebSearchTool(
 
   return {
     name: 'web_search',
-    description:
-      'Search the web. Returns a numbered list of results (title, URL, snippet); use web_fetch to read a result.',
+    description: 'Search the web: a numbered list of results (title, URL, snippet); read one with web_fetch.',
     parameters: toolSchema(parameters),
     risk: 'moderate',
     core: true,

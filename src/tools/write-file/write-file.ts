@@ -12,8 +12,8 @@ export const WRITE_CAP_BYTES = 5 * 1024 * 1024;
 
 const parameters = z
   .object({
-    path: z.string().describe('File path relative to the workspace; missing folders are created'),
-    content: z.string().describe('The complete new content of the file'),
+    path: z.string(),
+    content: z.string().describe('The whole new content'),
   })
   .strict();
 
@@ -72,7 +72,7 @@ export function createWriteFileTool(roots: () => string[]): Tool {
   return {
     name: 'write_file',
     description:
-      'Create or overwrite a file in the workspace with the given content (creates missing folders). To change part of a file, use edit_file.',
+      'Create or overwrite a workspace file (missing folders are created). To change part of a file, use edit_file.',
     parameters: toolSchema(parameters),
     risk: 'moderate',
     core: true,
