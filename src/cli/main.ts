@@ -10,6 +10,7 @@ import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
 import { registerPairingCommands } from './commands/pairing.js';
 import { registerReminderCommands } from './commands/reminders.js';
+import { registerServiceCommands } from './commands/service.js';
 import { registerSubagentCommands } from './commands/subagents.js';
 import { registerWebCommands } from './commands/web.js';
 import { EXIT, reportFailure } from './report-failure.js';
@@ -154,6 +155,7 @@ registerJobCommands(program, home);
 registerGoalCommands(program, home);
 registerPairingCommands(program, home);
 registerWebCommands(program, home);
+registerServiceCommands(program, home);
 
 // Subcommands inherit the override only when they are created after it: apply it to every one.
 for (const command of allCommands(program)) {
