@@ -79,8 +79,18 @@ export const MIGRATIONS: readonly Migration[] = [
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
-function userVersion(db: Database): number {
+/** The schema version `db` is at (`PRAGMA user_version`; 0 for a new, empty database). */
+export function userVersion(db: Database): number {
   return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** The refusal of a database written by a newer Wren (schema `found`, this code knows up to `latest`). */
+export function newerSchemaError(path: string, found: number, latest: number): StoreError {
+  return new StoreError(
+    `${path}: the database has schema version ${found}, but this Wren only knows versions up to ${latest}; ` +
+      'upgrade Wren, or restore a backup made with this version. Wren left the file untouched',
+    { path },
+  );
 }
 
 /**
@@ -96,13 +106,7 @@ export function migrate(
 ): { from: number; to: number } {
   const latest = migrations.length ? migrations[migrations.length - 1]!.version : 0;
   const from = userVersion(db);
-  if (from > latest) {
-    throw new StoreError(
-      `${db.name}: the database has schema version ${from}, but this Wren only knows versions up to ${latest}; ` +
-        'upgrade Wren, or restore a backup made with this version',
-      { path: db.name },
-    );
-  }
+  if (from > latest) throw newerSchemaError(db.name, from, latest);
   for (const migration of migrations) {
     const step = db.transaction(() => {
       if (userVersion(db) >= migration.version) return;
@@ -120,4 +124,25 @@ export function migrate(
     }
   }
   return { from, to: userVersion(db) };
+}
+
+/**
+ * Brings the schema up to `version` exactly (an earlier one than this code writes): what an older Wren left
+ * behind, for upgrade tests. @throws StoreError as migrate does, or when `version` is not one of
+ * `migrations`' versions.
+ */
+export function migrateTo(
+  db: Database,
+  version: number,
+  migrations: readonly Migration[] = MIGRATIONS,
+): { from: number; to: number } {
+  if (!migrations.some((migration) => migration.version === version))
+    throw new StoreError(
+      `${db.name}: there is no schema version ${version} (known: ${migrations.map((m) => m.version).join(', ')})`,
+      { path: db.name },
+    );
+  return migrate(
+    db,
+    migrations.filter((migration) => migration.version <= version),
+  );
 }
