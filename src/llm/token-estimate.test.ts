@@ -113,4 +113,37 @@ describe('the JSON ranks file the build writes', () => {
     const { encodingFromRanksFile } = await import('./token-estimate.js');
     expect(() => encodingFromRanksFile('/nonexistent/ranks.json')).toThrow();
   });
+
+  it('needs no tokenizer package at run time: the two built files count the same on their own', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { copyFileSync, mkdirSync, mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    execFileSync(process.execPath, ['scripts/build-ranks.mjs']);
+    // A folder with no node_modules above it, as in a production install without gpt-tokenizer.
+    const dir = mkdtempSync(join(tmpdir(), 'wren-ranks-'));
+    try {
+      for (const name of ['cl100k_base.ranks.json', 'gpt-encoding.cjs']) {
+        copyFileSync(new URL(`../../dist/llm/${name}`, import.meta.url), join(dir, name));
+      }
+      const { encodingFromRanksFile } = await import('./token-estimate.js');
+      const alone = encodingFromRanksFile(join(dir, 'cl100k_base.ranks.json'));
+      const options = { disallowedSpecial: new Set<string>() };
+      for (const text of [
+        PARAGRAPH,
+        'Größe 大きさ 🚀',
+        '<|endoftext|> plain',
+        ' \u0000\t\n  x',
+        'a'.repeat(3_000),
+      ]) {
+        expect(alone.countTokens(text, options), text).toBe(countTokens(text, options));
+      }
+      // Ranks without the encoder beside them: an error, so the estimator falls back to the package.
+      mkdirSync(join(dir, 'ranks-only'));
+      copyFileSync(join(dir, 'cl100k_base.ranks.json'), join(dir, 'ranks-only', 'cl100k_base.ranks.json'));
+      expect(() => encodingFromRanksFile(join(dir, 'ranks-only', 'cl100k_base.ranks.json'))).toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

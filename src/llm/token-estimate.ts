@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ChatMessage, ModelRequest } from './types.js';
 
 /** Fixed estimate per image part (a ~1 MP image costs 750–1,600 tokens depending on the provider). */
@@ -26,24 +27,28 @@ type Encoding = { countTokens: (text: string, options: { disallowedSpecial: Set<
 
 /** The ranks file `npm run build` writes next to the built estimator (see scripts/build-ranks.mjs). */
 const RANKS_FILE = new URL('./cl100k_base.ranks.json', import.meta.url);
+/** gpt-tokenizer's encoder as the build bundles it, beside the ranks file (gpt-tokenizer is dev-only). */
+const ENCODER_FILE = 'gpt-encoding.cjs';
 
 /**
- * The cl100k encoding from a JSON ranks file: about 20 MB less resident memory than the package's own module,
- * whose 1 MB array literal keeps its source and bytecode alive. Throws when the file cannot be read.
+ * The cl100k encoding from a JSON ranks file and the encoder the build bundled beside it: about 20 MB less
+ * resident memory than the package's own module, whose 1 MB array literal keeps its source and bytecode alive.
+ * Throws when either file cannot be read.
  */
 export function encodingFromRanksFile(file: URL | string): Encoding {
-  const require = createRequire(import.meta.url);
-  const { GptEncoding } = require('gpt-tokenizer/cjs/GptEncoding') as {
+  const url = typeof file === 'string' ? pathToFileURL(file) : file;
+  const { GptEncoding } = createRequire(import.meta.url)(fileURLToPath(new URL(ENCODER_FILE, url))) as {
     GptEncoding: { getEncodingApi(name: string, ranks: () => unknown[]): Encoding };
   };
-  const ranks = JSON.parse(readFileSync(file, 'utf8')) as unknown[];
+  const ranks = JSON.parse(readFileSync(url, 'utf8')) as unknown[];
   return GptEncoding.getEncodingApi('cl100k_base', () => ranks);
 }
 
 /**
  * The cl100k encoder is loaded on first use (~80 ms) rather than at import, so commands that never estimate
- * tokens start fast; from the JSON ranks file when the build wrote one, else from the package module
- * (running from source). o200k cost ~25 MB more for no gain in budgeting. Synchronous, to keep the API sync.
+ * tokens start fast; from the files the build wrote, else (running from source, where the dev dependencies
+ * are installed) from gpt-tokenizer's module. o200k cost ~25 MB more for no gain in budgeting. Synchronous,
+ * to keep the API sync.
  */
 function encoder(): CountTokens {
   if (!countTokens) {
