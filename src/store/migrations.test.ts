@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StoreError } from '../util/store-error.js';
-import { MIGRATIONS, migrate, SCHEMA_VERSION } from './migrations.js';
+import { MIGRATIONS, migrate, migrateTo, SCHEMA_VERSION } from './migrations.js';
 import { openDatabase } from './open-database.js';
 
 let dir: string;
@@ -80,6 +80,19 @@ describe('migrate', () => {
     );
     expect(tables(db)).not.toContain('half_done');
     expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    db.close();
+  });
+
+  it('migrates to a given earlier version, and refuses one it does not know', () => {
+    const db = openDatabase(':memory:', { migrate: false });
+    expect(migrateTo(db, 4)).toEqual({ from: 0, to: 4 });
+    expect(tables(db)).toContain('mcp_tool_pins');
+    expect(tables(db)).not.toContain('reminders');
+    expect(migrateTo(db, 6)).toEqual({ from: 4, to: 6 });
+    for (const bad of [0, SCHEMA_VERSION + 1, 2.5, -1])
+      expect(() => migrateTo(db, bad)).toThrow(`there is no schema version ${bad}`);
+    expect(() => migrateTo(db, 3)).toThrow('has schema version 6, but this Wren only knows versions up to 3');
+    expect(db.pragma('user_version', { simple: true })).toBe(6);
     db.close();
   });
 });

@@ -23,6 +23,7 @@ import {
   type SchemaUpgrade,
   schemaUpgradeOf,
   UPGRADE_BACKUPS_KEPT,
+  upgradeNotice,
 } from './open-database.js';
 
 let dir: string;
@@ -165,6 +166,9 @@ describe('upgrading an older database', () => {
     try {
       expect(told).toEqual([{ path, from: 5, to: SCHEMA_VERSION, backup }]);
       expect(schemaUpgradeOf(db)).toEqual(told[0]);
+      expect(upgradeNotice(told[0]!)).toBe(
+        `backed up your database to ${backup} before upgrading it from schema v5 to v${SCHEMA_VERSION}`,
+      );
       expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
     } finally {
       db.close();

@@ -28,6 +28,14 @@ export interface SchemaUpgrade {
   backup: string;
 }
 
+/** The sentence `wren start` prints after an upgrade: where the copy went, from which schema to which. */
+export function upgradeNotice(upgrade: SchemaUpgrade): string {
+  return (
+    `backed up your database to ${upgrade.backup} before upgrading it from schema v${upgrade.from} to ` +
+    `v${upgrade.to}`
+  );
+}
+
 /** How many pre-upgrade copies are kept in the backup folder (the newest). */
 export const UPGRADE_BACKUPS_KEPT = 3;
 
@@ -130,12 +138,16 @@ const WAL_HEADER_BYTES = 32;
  */
 function versionOnDisk(path: string): number | undefined {
   const header = Buffer.alloc(100);
-  const fd = openSync(path, 'r');
   let bytes: number;
   try {
-    bytes = readSync(fd, header, 0, header.length, 0);
-  } finally {
-    closeSync(fd);
+    const fd = openSync(path, 'r');
+    try {
+      bytes = readSync(fd, header, 0, header.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined; // unreadable: the open that follows explains it
   }
   if (bytes < header.length || !header.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC))
     return undefined;
