@@ -10,6 +10,7 @@ import { checkSandbox, resolveSandbox } from '../../tools/exec/sandbox.js';
 import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 import { sandboxCheck } from '../security-audit.js';
+import { serviceCheck } from './service.js';
 
 export interface DoctorCheck {
   /** Stable id scripts may match on, e.g. `home.permissions`. */
@@ -83,6 +84,8 @@ export async function collectChecks(home: string): Promise<DoctorCheck[]> {
   }
   const config = checkConfig(home, checks);
   checkDatabase(home, checks);
+  const service = serviceCheck(home);
+  if (service) checks.push(service);
   if (!config) return checks;
   const { host } = config.gateway;
   const tokenConfigured = Boolean(config.gateway.token ?? process.env['WREN_GATEWAY_TOKEN']);

@@ -122,6 +122,38 @@ export function runServiceStatus(options: ServiceOptions & { json?: boolean }): 
   return state.installed && state.running ? EXIT.ok : EXIT.failed;
 }
 
+/**
+ * `wren doctor`'s line: whether this home's service is installed and running (undefined where Wren has no
+ * service manager to ask).
+ */
+export function serviceCheck(
+  home: string,
+  access?: SystemAccess,
+): { id: string; status: 'ok' | 'warn'; message: string; fix?: string } | undefined {
+  let state: ReturnType<typeof serviceState>;
+  try {
+    const found = targetFor({ home, ...(access ? { access } : {}) });
+    state = serviceState(found.target, found.access);
+  } catch (error) {
+    if (error instanceof ServiceError) return undefined;
+    throw error;
+  }
+  const id = 'service';
+  if (!state.installed) {
+    return { id, status: 'ok', message: 'not installed as a service (optional: wren service install)' };
+  }
+  if (state.running === false) {
+    return {
+      id,
+      status: 'warn',
+      message: `${state.path} is installed but not running`,
+      fix: 'wren service logs',
+    };
+  }
+  const running = state.running ? 'running' : 'state unknown (service manager not reachable)';
+  return { id, status: 'ok', message: `installed (${state.path}), ${running}` };
+}
+
 /** Runs a service command; a refusal (ServiceError) is one line on stderr and exit 1. */
 function guarded(run: () => number): number {
   try {
