@@ -95,6 +95,6 @@ describe('backupSource', () => {
     expect(feed[0]?.text).toMatch(
       /^Backup written: .*wren-scheduled-20260501-121500\.tar\.gz \(\d+ kB\); removed 1 older\.$/,
     );
-    expect(stores.outbox.deliveriesOf(feed[0]!.outboxId)).toEqual([]);
+    expect(stores.outbox.deliveriesOf(feed[0]?.outboxId ?? -1)).toEqual([]);
   });
 });
