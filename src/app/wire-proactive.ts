@@ -12,6 +12,7 @@ import { createGoals, type Goals } from '../proactive/goals/goal-rules.js';
 import { HEARTBEAT_FILE } from '../proactive/heartbeat-file.js';
 import { heartbeatSource } from '../proactive/heartbeat-source.js';
 import { JobsWatcher } from '../proactive/jobs-watcher.js';
+import { RETENTION_KIND, retentionSource, retentionTask } from '../proactive/retention-source.js';
 import { createCronTool } from '../proactive/tools/cron-tool.js';
 import { createGoalTool } from '../proactive/tools/goal-tool.js';
 import { createReminderTool } from '../proactive/tools/reminder-tool.js';
@@ -55,8 +56,8 @@ export interface ProactiveWiring {
 
 /**
  * Part of the composition root: the scheduler with its sources in tick order (reminders → cron jobs →
- * triggers → heartbeat → memory tidy → at most one goal pass), jobs.yaml, and the reminder, cron and goal
- * tools.
+ * triggers → heartbeat → memory tidy → retention → at most one goal pass), jobs.yaml, and the reminder, cron
+ * and goal tools.
  */
 export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring {
   const { home, stores, bus, logger, config } = options;
@@ -82,6 +83,7 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
   const goals = createGoals(stores.goals, { timezone });
   let triggersDue: (() => void) | undefined;
   const tidy = wireMemoryTidy({ stores, model: options.model, config, logger });
+  const retention = () => config().retention;
   const proactive = createProactive({
     home,
     stores,
@@ -96,11 +98,19 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
         mail,
         heartbeatSource({ config: () => config().proactive, timezone, heartbeat: heartbeatFile, outbox }),
         tidy.source(outbox),
+        retentionSource({ config: retention, outbox }),
         // Last: at most one goal pass per tick, after everything the owner scheduled.
         goalSource({ goals, outbox, config: () => config().proactive, timezone }),
       ];
     },
-    tasks: { tidy: tidy.run },
+    tasks: {
+      tidy: tidy.run,
+      [RETENTION_KIND]: retentionTask({
+        store: stores.retention,
+        config: retention,
+        workspace: () => config().workspace,
+      }),
+    },
     onError: (error) => logger.error({ err: error }, 'scheduler'),
     onNextDue: (at) => {
       nextDue = at;

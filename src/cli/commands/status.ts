@@ -7,6 +7,7 @@ import { pickEmbeddingEndpoint } from '../../llm/embedding-endpoint.js';
 import { describeAt } from '../../proactive/describe-at.js';
 import type {
   ConsolidationStatus,
+  DatabaseSizeReport,
   ProactiveSummary,
   StatusService,
   UsageTotals,
@@ -51,6 +52,42 @@ function memorySearchStatus(options: {
     ...(lastError ? { lastError } : {}),
     ...(unavailable ? { unavailable } : {}),
   };
+}
+
+/** How many tables `wren status` names as taking the space. */
+const TOP_TABLES = 4;
+
+/** The database's size for `wren status`: the file (write-ahead log included), free space, the top tables. */
+export function databaseSummary(report: DatabaseSizeReport) {
+  return {
+    bytes: report.fileBytes,
+    walBytes: report.walBytes,
+    freeBytes: report.freePages * report.pageSize,
+    largest: report.tables.slice(0, TOP_TABLES),
+  };
+}
+
+/** `12.3 MB on disk: messages 8.1 MB, message_search 3.0 MB, …; 1.0 MB write-ahead log; 1.2 MB free`. Pure. */
+export function databaseLine(database: ReturnType<typeof databaseSummary>): string {
+  const parts = [
+    database.largest.map((table) => `${table.name} ${formatBytes(table.bytes)}`).join(', '),
+    database.walBytes > 0 ? `${formatBytes(database.walBytes)} write-ahead log` : '',
+    database.freeBytes > 0 ? `${formatBytes(database.freeBytes)} free` : '',
+  ].filter(Boolean);
+  return `${formatBytes(database.bytes)} on disk${parts.length ? `: ${parts.join('; ')}` : ''}`;
+}
+
+/** Bytes as B, KB, MB or GB (powers of 1024, one decimal from KB up). Pure. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
 }
 
 async function gatewayState(home: string) {
@@ -127,6 +164,7 @@ async function statusOf(options: { home: string; json?: boolean }): Promise<numb
       sessions: figures.sessionCount(),
       usage: { today: figures.usage({ since: startOfDay.getTime() }), total: figures.usage() },
       consolidation: figures.consolidation(),
+      database: databaseSummary(figures.database()),
       memorySearch: memorySearchStatus({
         config,
         status: figures,
@@ -185,6 +223,7 @@ function printStatus(status: {
   sessions: number;
   usage: { today: UsageTotals; total: UsageTotals };
   consolidation: ConsolidationStatus;
+  database: ReturnType<typeof databaseSummary>;
   memorySearch: ReturnType<typeof memorySearchStatus>;
   proactive: ProactiveSummary & { timezone: string };
   channels: Array<{ name: string; display: string }>;
@@ -212,6 +251,7 @@ function printStatus(status: {
         : ''
     }`,
   );
+  out(`database  ${databaseLine(status.database)}`);
   const search = status.memorySearch;
   if (search)
     out(
