@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openHome } from '../../src/app/open-home.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/migrations.js';
 import { openDatabase, schemaUpgradeOf } from '../../src/store/open-database.js';
 import { openStores } from '../../src/store/open-stores.js';
 import { buildFixture, SEEDS } from '../support/schema-fixtures.js';
+import { makeHome } from '../support/wren-home.js';
 
 /**
  * Upgrades from every earlier schema version, with data: a fixture of each version 1…current−1 (built by the
@@ -169,5 +171,22 @@ describe('upgrading', () => {
     } finally {
       stores.close();
     }
+  });
+});
+
+describe('a home opened by a newer Wren', () => {
+  it('is upgraded with a private copy of the old database in <home>/backups first (nothing left to tighten)', async () => {
+    const home = makeHome('');
+    buildFixture(join(home, 'wren.db'), 7);
+    const opened = openHome(home);
+    try {
+      expect(opened.madePrivate).toEqual([]);
+      for (const version of VERSIONS.filter((v) => v <= 7)) await SEEDS[version]!.check(opened.stores());
+    } finally {
+      opened.close();
+    }
+    const copies = readdirSync(join(home, 'backups'));
+    expect(copies).toEqual([expect.stringMatching(/^wren-v7-\d{8}T\d{9}Z\.db$/)]);
+    expect(openHome(home).madePrivate).toEqual([]);
   });
 });
