@@ -31,6 +31,7 @@ import type {
   PendingApprovalStore,
   PushSubscriptionStore,
   ReminderStore,
+  RetentionStore,
   SettingsStore,
   StatusStore,
   TaintStore,
@@ -41,6 +42,7 @@ import type {
 import { proactiveSummary } from './proactive-summary.js';
 import { PushSubscriptionRepository } from './push-subscription-repository.js';
 import { ReminderRepository } from './reminder-repository.js';
+import { RetentionRepository } from './retention-repository.js';
 import { SettingsRepository } from './settings-repository.js';
 import { SqliteSessionStore } from './sqlite-session-store.js';
 import { TaintRepository } from './taint-repository.js';
@@ -84,6 +86,7 @@ export interface Stores {
   readonly mcpPins: McpPinStore;
   readonly usage: UsageStore;
   readonly status: StatusStore;
+  readonly retention: RetentionStore;
   /**
    * Makes vector search available (the SQLite store loads sqlite-vec, memoised); `path` overrides where the
    * extension is found. Never throws: the result says why it is unavailable.
@@ -146,6 +149,7 @@ export function openStores(db: Database, options: StoresOptions = {}): Stores {
   );
   define('pushSubscriptions', () => new PushSubscriptionRepository(db, clock));
   define('mcpPins', () => new McpPinRepository(db, clock));
+  define('retention', () => new RetentionRepository(db));
   define('usage', () => ({
     record: (record) => recordUsage(db, record),
     totals: (query) => usageTotals(db, query),

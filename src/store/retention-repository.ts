@@ -1,61 +1,8 @@
 import { statSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
+import type { DatabaseSizeReport, PruneResult, RetentionAges, RetentionStore, TableSize } from './ports.js';
 
-/**
- * How old rows may get before they are pruned, in milliseconds; 0 keeps that kind forever. The same shape as
- * `config.retention` (which also has `execLogMs`, for files this store does not hold).
- */
-export interface RetentionAges {
-  /** Sessions not used (no message, no turn) for this long go, with their messages. */
-  readonly messagesMs: number;
-  /** Finished outbox runs whose deliveries are all sent or given up. */
-  readonly outboxMs: number;
-  /** Gate decisions in the audit log. */
-  readonly auditMs: number;
-  /** Activity feed entries. */
-  readonly feedMs: number;
-}
-
-/** What one prune removed, and whether it compacted the file afterwards. */
-export interface PruneResult {
-  sessions: number;
-  messages: number;
-  outbox: number;
-  audit: number;
-  feed: number;
-  /** The file was rewritten (VACUUM) because a large share of its pages were free. */
-  vacuumed: boolean;
-}
-
-/** Space one table takes, its indexes and (for a full-text index) its shadow tables included. */
-export interface TableSize {
-  name: string;
-  bytes: number;
-}
-
-/** How big the database is and what takes the space. */
-export interface DatabaseSizeReport {
-  /** The database file plus its write-ahead log, in bytes (pages × page size for an in-memory one). */
-  fileBytes: number;
-  walBytes: number;
-  pageSize: number;
-  pageCount: number;
-  /** Pages free inside the file (what a VACUUM would give back). */
-  freePages: number;
-  /** Largest first; empty when SQLite was built without the dbstat table. */
-  tables: TableSize[];
-}
-
-/**
- * Retention over the home's database: prunes old rows of the kinds that only pile up (stale sessions'
- * messages, finished outbox runs, audit entries, feed entries) and keeps the file from only growing.
- * Never touches tasks, memos, goals, reminders, grants, settings, usage or event triggers.
- */
-export interface RetentionStore {
-  /** Deletes what `ages` say is too old at `now`; compacts the file when it deleted anything. */
-  prune(ages: RetentionAges, now: number): PruneResult;
-  sizeReport(): DatabaseSizeReport;
-}
+export type { DatabaseSizeReport, PruneResult, RetentionAges, RetentionStore, TableSize };
 
 /** Rows deleted per transaction: each stays short, so other writers wait milliseconds, not seconds. */
 const BATCH = 500;
