@@ -3,6 +3,7 @@ import './memory-flags.js';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { resolveHome } from '../config/home.js';
+import { registerBackupCommands } from './commands/backup.js';
 import { registerGateCommands } from './commands/gate.js';
 import { registerGoalCommands } from './commands/goals.js';
 import { registerJobCommands } from './commands/jobs.js';
@@ -156,6 +157,7 @@ registerGoalCommands(program, home);
 registerPairingCommands(program, home);
 registerWebCommands(program, home);
 registerServiceCommands(program, home);
+registerBackupCommands(program, home);
 
 // Subcommands inherit the override only when they are created after it: apply it to every one.
 for (const command of allCommands(program)) {

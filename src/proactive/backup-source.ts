@@ -3,11 +3,8 @@ import type { OutboxStore } from '../store/ports.js';
 import type { TaskOutcome, TaskRunner } from './run-executor.js';
 import type { DueSource } from './scheduler.js';
 
-/**
- * The outbox kind of scheduled backups. The cast stands until `OutboxKind` (store/outbox-repository.ts) lists
- * `'backup'`; the column is free text, so rows of this kind are stored and read as any other.
- */
-export const BACKUP_KIND = 'backup' as OutboxKind;
+/** The outbox kind of scheduled backups. */
+export const BACKUP_KIND: OutboxKind = 'backup';
 
 /** The outbox key of one backup slot: `backup:<ISO start of the slot>`. */
 export function backupKey(slot: number): string {

@@ -1,7 +1,16 @@
 import type { Database } from 'better-sqlite3';
 
 /** What kind of item an outbox run belongs to. */
-export type OutboxKind = 'reminder' | 'cron' | 'heartbeat' | 'goal' | 'checkin' | 'trigger' | 'tidy';
+export type OutboxKind =
+  | 'reminder'
+  | 'cron'
+  | 'heartbeat'
+  | 'goal'
+  | 'checkin'
+  | 'trigger'
+  | 'tidy'
+  | 'backup'
+  | 'retention';
 
 /**
  * What a run does, frozen when the occurrence is claimed (a later edit of the item does not change a run
