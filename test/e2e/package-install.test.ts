@@ -172,12 +172,14 @@ describe('the package (npm pack, npm install -g --omit=dev)', () => {
     ).toBe(true);
   });
 
-  it('answers --version and lists service in --help', async () => {
+  it('answers --version and lists service, backup and restore in --help', async () => {
     const { version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
     const env = cliEnv(makeHome('{}\n'));
     expect((await run(wrenBin(), ['--version'], { cwd: work, env })).stdout.trim()).toBe(version);
     const help = await run(wrenBin(), ['--help'], { cwd: work, env });
     expect(help.stdout).toMatch(/^\s+service\b/m);
+    expect(help.stdout).toMatch(/^\s+backup\b/m);
+    expect(help.stdout).toMatch(/^\s+restore\b/m);
   });
 
   it(
