@@ -228,6 +228,28 @@ describe('upgrading an older database', () => {
     );
   });
 
+  it('still upgrades when an old copy cannot be pruned', () => {
+    const stuck = join(backups(), 'wren-v1-20200101T000000000Z.db');
+    mkdirSync(join(stuck, 'inside'), { recursive: true });
+    for (const name of [
+      'wren-v2-20210101T000000000Z.db',
+      'wren-v3-20220101T000000000Z.db',
+      'wren-v4-20230101T000000000Z.db',
+    ])
+      writeFileSync(join(backups(), name), 'x');
+    const path = join(dir, 'wren.db');
+    buildFixture(path, 8);
+    const db = openDatabase(path, { now });
+    expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    db.close();
+    expect(readdirSync(backups()).sort()).toEqual([
+      'wren-v1-20200101T000000000Z.db',
+      'wren-v3-20220101T000000000Z.db',
+      'wren-v4-20230101T000000000Z.db',
+      'wren-v8-20250601T080000000Z.db',
+    ]);
+  });
+
   it('names a second copy in the same millisecond apart instead of overwriting the first', () => {
     mkdirSync(backups());
     writeFileSync(join(backups(), 'wren-v7-20250601T080000000Z.db'), 'earlier copy');

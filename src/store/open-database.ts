@@ -127,7 +127,7 @@ function quickCheck(db: Database.Database, path: string): void {
 }
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
-/** A WAL file holds frames beyond its 32-byte header only when it has changes not yet in the main file. */
+/** A WAL file no longer than its 32-byte header holds no frames, so no change the main file lacks. */
 const WAL_HEADER_BYTES = 32;
 
 /**
@@ -181,10 +181,20 @@ function sortKey(name: string): string {
 
 /** Keeps the newest UPGRADE_BACKUPS_KEPT copies in `dir`; best effort, since a leftover copy harms nothing. */
 function pruneUpgradeBackups(dir: string): void {
-  const names = readdirSync(dir).filter((name) => BACKUP_NAME.test(name));
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => BACKUP_NAME.test(name));
+  } catch {
+    return;
+  }
   names.sort((a, b) => sortKey(a).localeCompare(sortKey(b)));
   for (const name of names.slice(0, Math.max(0, names.length - UPGRADE_BACKUPS_KEPT)))
-    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(join(dir, name + suffix), { force: true });
+    for (const suffix of ['', '-wal', '-shm', '-journal'])
+      try {
+        rmSync(join(dir, name + suffix), { force: true });
+      } catch {
+        // One that cannot be removed (a folder under its name, no permission) stays; the others still go.
+      }
 }
 
 /** Creates an empty file with mode 0600 under the first free backup name; returns its path. */
