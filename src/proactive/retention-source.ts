@@ -9,11 +9,8 @@ import type { DueSource } from './scheduler.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-/**
- * The outbox kind of retention runs. Cast until `OutboxKind` (src/store/outbox-repository.ts) lists
- * `'retention'`; the outbox table itself takes any kind.
- */
-export const RETENTION_KIND = 'retention' as string as OutboxKind;
+/** The outbox kind of retention runs. */
+export const RETENTION_KIND: OutboxKind = 'retention';
 
 /** The outbox key of one day's prune: `retention:<ISO start of the UTC day>`. */
 export function retentionKey(slot: number): string {
