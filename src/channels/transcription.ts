@@ -43,20 +43,36 @@ export function toTranscriptionConfig(section: z.output<typeof transcriptionSche
 /** Audio in, words out; rejects with the endpoint's error. */
 export type Transcribe = (audio: Uint8Array, signal?: AbortSignal) => Promise<string>;
 
-/** A transcriber for `config` (the AI SDK's OpenAI transcription model, pointed at `base_url`), loaded on use. */
+/**
+ * A transcriber for `config`: one `doGenerate` call of the AI SDK's OpenAI transcription model pointed at
+ * `base_url` (loaded on first use; no SDK retries — a voice note that fails says so in the chat).
+ */
 export function createTranscriber(config: TranscriptionConfig): Transcribe {
   return async (audio, signal) => {
-    const [{ experimental_transcribe: transcribe }, { createOpenAI }] = await Promise.all([
-      import('ai'),
-      import('@ai-sdk/openai'),
-    ]);
+    const { createOpenAI } = await import('@ai-sdk/openai');
     const provider = createOpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey ?? 'not-needed' });
-    const result = await transcribe({
-      model: provider.transcription(config.model),
+    const result = await provider.transcription(config.model).doGenerate({
       audio,
-      maxRetries: 1,
+      mediaType: audioType(audio),
       ...(signal ? { abortSignal: signal } : {}),
     });
     return result.text.trim();
   };
+}
+
+/**
+ * The audio type of `bytes` by its signature (the upload's file name carries it, and servers such as Whisper
+ * pick the decoder by it): Ogg (Telegram, WhatsApp and Discord voice notes), WebM, MP4/M4A, MP3, WAV, FLAC;
+ * anything else is sent as Ogg, the most common voice-note container.
+ */
+export function audioType(bytes: Uint8Array): string {
+  const head = Buffer.from(bytes.subarray(0, 12));
+  const text = (from: number, to: number) => head.subarray(from, to).toString('latin1');
+  if (text(0, 4) === 'OggS') return 'audio/ogg';
+  if (head.length >= 4 && head.readUInt32BE(0) === 0x1a45dfa3) return 'audio/webm';
+  if (text(4, 8) === 'ftyp') return 'audio/mp4';
+  if (text(0, 3) === 'ID3' || (head[0] === 0xff && ((head[1] ?? 0) & 0xe0) === 0xe0)) return 'audio/mpeg';
+  if (text(0, 4) === 'RIFF' && text(8, 12) === 'WAVE') return 'audio/wav';
+  if (text(0, 4) === 'fLaC') return 'audio/flac';
+  return 'audio/ogg';
 }

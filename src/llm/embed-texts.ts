@@ -21,8 +21,8 @@ export const MAX_TEXTS_PER_REQUEST = 64;
 
 /**
  * Embeds up to {@link MAX_TEXTS_PER_REQUEST} texts in one request to `endpoint`'s OpenAI-compatible
- * `/embeddings` (the AI SDK's `embedMany`, SDK retries off: callers own retry and backoff), within the
- * endpoint's timeout.
+ * `/embeddings` (one `doEmbed` call of the AI SDK's OpenAI-compatible embedding model: no SDK retries, callers
+ * own retry and backoff), within the endpoint's timeout.
  * @throws ProviderError (the provider refused, or answered with vectors Wren cannot use: a wrong count,
  * differing lengths, non-numbers), NetworkError (no complete answer, timeout), or the signal's reason when
  * `signal` aborts. Messages never contain the api key.
@@ -33,26 +33,19 @@ export const embedTexts: EmbedTexts = async (endpoint, texts, signal) => {
     throw new RangeError(`embedTexts takes at most ${MAX_TEXTS_PER_REQUEST} texts per call`);
   const deadline = createDeadline(endpoint.timeoutMs, signal);
   try {
-    const [{ embedMany }, { createOpenAICompatible }] = await Promise.all([
-      import('ai'),
-      import('@ai-sdk/openai-compatible'),
-    ]);
+    const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
     const provider = createOpenAICompatible({
       name: 'openai-compatible',
       baseURL: endpoint.baseUrl.replace(/\/+$/, ''),
       apiKey: endpoint.apiKey || undefined,
       headers: endpoint.headers,
     });
-    const result = await embedMany({
-      model: provider.embeddingModel(endpoint.model),
-      values: [...texts],
-      maxRetries: 0,
-      maxParallelCalls: 1,
-      abortSignal: deadline.signal,
-    });
+    const result = await provider
+      .embeddingModel(endpoint.model)
+      .doEmbed({ values: [...texts], abortSignal: deadline.signal });
     return {
       vectors: checkVectors(endpoint, texts.length, result.embeddings),
-      tokens: result.usage.tokens ?? 0,
+      tokens: result.usage?.tokens ?? 0,
     };
   } catch (error) {
     if (signal?.aborted) throw signal.reason ?? error;
