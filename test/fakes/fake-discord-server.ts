@@ -145,7 +145,11 @@ export async function startFakeDiscord(options: { token: string }) {
           const recipient = [...dmChannels].find(([, dm]) => dm === channelId)?.[0];
           if (!recipient && channelId !== GUILD_CHANNEL && channelId !== GUILD_THREAD)
             return json(404, { message: 'Unknown Channel', code: 10003 });
-          return json(200, { id: channelId, type: 1, recipients: [user(recipient ?? '100000000000000009')] });
+          if (channelId === GUILD_CHANNEL)
+            return json(200, { id: channelId, type: 0, guild_id: GUILD, name: 'general' });
+          if (channelId === GUILD_THREAD)
+            return json(200, { id: channelId, type: 11, guild_id: GUILD, parent_id: GUILD_CHANNEL });
+          return json(200, { id: channelId, type: 1, recipients: [user(recipient!)] });
         }
         case 'POST /channels/:id/messages':
           return json(200, message(channelId, body));

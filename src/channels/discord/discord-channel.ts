@@ -1,10 +1,21 @@
-import type {
-  ButtonInteraction,
-  ChatInputCommandInteraction,
-  Client,
-  Message,
-  SendableChannels,
-} from 'discord.js';
+import { readFile } from 'node:fs/promises';
+import type { API, Client } from '@discordjs/core';
+import type { WebSocketManager } from '@discordjs/ws';
+import {
+  type APIAttachment,
+  type APIInteraction,
+  type APIUser,
+  ApplicationCommandOptionType,
+  ApplicationCommandType,
+  ButtonStyle,
+  ComponentType,
+  GatewayDispatchEvents,
+  GatewayIntentBits,
+  type GatewayMessageCreateDispatchData,
+  InteractionType,
+  MessageFlags,
+  MessageType,
+} from 'discord-api-types/v10';
 import type { ApprovalRequest, Attachment } from '../../bus/messages.js';
 import {
   approvalButtonData,
@@ -18,22 +29,63 @@ import type { PlatformFile } from '../inbound-files.js';
 import { PlatformChannel } from '../platform-channel.js';
 import { type AdapterOptions, platformOptions } from '../platform-options.js';
 import type { DiscordConfig } from './discord-config.js';
+import { DiscordThreads } from './discord-threads.js';
 
 /** Nobody is pinged by what Wren writes, whatever the model put in the text. */
 const NO_MENTIONS = { parse: [] as never[] };
 
+const INTENTS =
+  GatewayIntentBits.Guilds |
+  GatewayIntentBits.GuildMessages |
+  GatewayIntentBits.DirectMessages |
+  GatewayIntentBits.MessageContent;
+
+/** What people write (a system message — a join, a pin — is not). */
+const SPOKEN: ReadonlySet<number> = new Set([
+  MessageType.Default,
+  MessageType.Reply,
+  MessageType.ChatInputCommand,
+  MessageType.ContextMenuCommand,
+]);
+
+/** Gateway close codes retrying cannot fix, with what to do about them. */
+const FATAL_CLOSE: Readonly<Record<number, string>> = {
+  4004: 'Discord refused the bot token: check channels.discord.token (Developer Portal → Bot)',
+  4013: 'Discord refused the gateway intents Wren asks for',
+  4014: 'Discord refused the Message Content intent: turn it on (Developer Portal → Bot → Privileged Gateway Intents)',
+};
+
+/** Chat ids remembered with the channel they resolve to (a user id resolves to the DM channel). */
+const MAX_TARGETS = 1000;
+
 export type DiscordChannelOptions = AdapterOptions<DiscordConfig>;
 
+/** An approval question as posted: replaced by its outcome (without buttons) once answered. */
+interface ShownApproval {
+  channelId: string;
+  messageId: string;
+  content: string;
+}
+
 /**
- * Discord through discord.js: DMs, and guild channels (and their threads) listed in `groups` when the bot
+ * Discord through the official small packages (@discordjs/ws for the gateway, @discordjs/rest and
+ * @discordjs/core for the API): DMs, and guild channels (and their threads) listed in `groups` when the bot
  * is mentioned or replied to. Replies are Discord's own Markdown, split at 2,000 characters, sent with
  * mentions disabled; approvals are buttons only the owner's click answers; `/wren` is a slash command.
- * discord.js resumes the gateway session itself and waits out 429s.
+ * @discordjs/ws resumes the gateway session itself, and @discordjs/rest waits out 429s.
  */
-export class DiscordChannel extends PlatformChannel<Message> {
+export class DiscordChannel extends PlatformChannel<ShownApproval> {
   protected readonly textLimit = 1900;
   private readonly discord: DiscordChannelOptions;
-  private client: Client | undefined;
+  private api: API | undefined;
+  private gateway: WebSocketManager | undefined;
+  /** The bot's user id, from READY. */
+  private me = '';
+  private applicationId = '';
+  private readonly threads = new DiscordThreads();
+  private readonly targets = new Map<string, string>();
+  /** Ends a start still waiting for READY (a fatal close, or stop). */
+  private abandonStart: ((error: Error) => void) | undefined;
   private stopping = false;
 
   constructor(options: DiscordChannelOptions) {
@@ -44,52 +96,37 @@ export class DiscordChannel extends PlatformChannel<Message> {
   async start(signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     const config = this.discord.config();
-    const { Client, Events, GatewayIntentBits, Partials } = await import('discord.js');
-    const client = new Client({
-      intents: [
-        GatewayIntentBits.Guilds,
-        GatewayIntentBits.GuildMessages,
-        GatewayIntentBits.DirectMessages,
-        GatewayIntentBits.MessageContent,
-      ],
-      // DM channels are not cached before their first message: partials let that message through.
-      partials: [Partials.Channel],
-      rest: { api: config.apiUrl },
-      allowedMentions: NO_MENTIONS,
+    const [{ Client: DiscordClient }, { REST }, { WebSocketManager, WebSocketShardEvents }] =
+      await Promise.all([import('@discordjs/core'), import('@discordjs/rest'), import('@discordjs/ws')]);
+    const rest = new REST({ api: config.apiUrl }).setToken(config.token);
+    const gateway = new WebSocketManager({ token: config.token, intents: INTENTS, rest });
+    const client = new DiscordClient({ rest, gateway });
+    this.api = client.api;
+    this.gateway = gateway;
+    this.listen(client);
+    gateway.on(WebSocketShardEvents.Ready, (ready) => {
+      this.me = ready.user.id;
+      this.applicationId = ready.application.id;
+      this.setState('connected');
     });
-    client.on(Events.MessageCreate, (message) => void this.onMessage(message).catch(this.failed));
-    client.on(Events.InteractionCreate, (interaction) => {
-      if (interaction.isButton()) void this.onButton(interaction).catch(this.failed);
-      else if (interaction.isChatInputCommand() && interaction.commandName === 'wren')
-        void this.onCommand(interaction).catch(this.failed);
-    });
-    client.on(Events.ShardDisconnect, () => {
-      if (!this.stopping) this.setState('reconnecting', 'the gateway connection closed');
-    });
-    client.on(Events.ShardReconnecting, () =>
-      this.setState('reconnecting', 'the gateway connection dropped'),
-    );
-    client.on(Events.ShardResume, () => this.setState('connected'));
-    client.on(Events.ShardReady, () => this.setState('connected'));
-    client.on(Events.Error, this.failed);
-    this.client = client;
+    gateway.on(WebSocketShardEvents.Resumed, () => this.setState('connected'));
+    gateway.on(WebSocketShardEvents.Closed, (code) => this.onClosed(code));
+    gateway.on(WebSocketShardEvents.Error, this.failed);
     this.attachPlatform();
     this.setState('starting');
     try {
-      await client.login(config.token);
-      await new Promise<void>((resolve) =>
-        client.isReady() ? resolve() : client.once(Events.ClientReady, () => resolve()),
-      );
+      await Promise.race([
+        gateway.connect(),
+        new Promise<never>((_, reject) => {
+          this.abandonStart = reject;
+        }),
+      ]);
+      this.abandonStart = undefined;
       this.setState('connected');
-      if (config.slashCommand)
-        await client.application?.commands.set([
-          {
-            name: 'wren',
-            description: 'Ask Wren',
-            options: [{ type: 3, name: 'message', description: 'What to ask', required: true }],
-          },
-        ]);
+      if (config.slashCommand) await this.registerCommand();
     } catch (error) {
+      this.abandonStart = undefined;
+      if (this.stopping) return;
       this.setState('failed', fatalReason(error));
       throw error;
     }
@@ -98,108 +135,218 @@ export class DiscordChannel extends PlatformChannel<Message> {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    this.abandonStart?.(new Error('stopped'));
     this.detachPlatform();
-    await this.client?.destroy().catch(() => {});
+    await Promise.resolve(this.gateway?.destroy()).catch(() => {});
+    this.threads.clear();
     this.setState('stopped');
   }
 
   private readonly failed = (error: unknown) => this.discord.onError?.(error);
 
-  private async onMessage(message: Message): Promise<void> {
-    const me = this.client?.user;
-    if (!me || message.author.bot || message.system) return;
-    const direct = message.guildId === null;
-    const mentioned = message.mentions.users.has(me.id);
-    const repliedToBot = message.mentions.repliedUser?.id === me.id;
-    const text = message.content.replace(new RegExp(`<@!?${me.id}>`, 'g'), '').trim();
-    const channel = message.channel;
-    const parent = 'isThread' in channel && channel.isThread() ? channel.parentId : undefined;
+  /** The dispatches Wren reads; each handler catches its own errors (nothing may reject in an emitter). */
+  private listen(client: Client): void {
+    client.on(
+      GatewayDispatchEvents.MessageCreate,
+      ({ data }) => void this.onMessage(data).catch(this.failed),
+    );
+    client.on(GatewayDispatchEvents.InteractionCreate, ({ data }) => void this.onInteraction(data));
+    client.on(GatewayDispatchEvents.GuildCreate, ({ data }) => {
+      if ('threads' in data) for (const thread of data.threads) this.threads.note(thread);
+    });
+    client.on(GatewayDispatchEvents.ThreadCreate, ({ data }) => this.threads.note(data));
+    client.on(GatewayDispatchEvents.ThreadUpdate, ({ data }) => this.threads.note(data));
+    client.on(GatewayDispatchEvents.ThreadListSync, ({ data }) => {
+      for (const thread of data.threads) this.threads.note(thread);
+    });
+    client.on(GatewayDispatchEvents.ThreadDelete, ({ data }) => this.threads.forget(data.id));
+  }
+
+  /** A closed gateway connection: @discordjs/ws resumes it, except after a code retrying cannot fix. */
+  private onClosed(code: number): void {
+    if (this.stopping) return;
+    const fatal = FATAL_CLOSE[code];
+    if (!fatal) {
+      this.setState('reconnecting', 'the gateway connection closed');
+      return;
+    }
+    this.setState('failed', fatal);
+    this.abandonStart?.(new Error(fatal));
+  }
+
+  private async registerCommand(): Promise<void> {
+    await this.api!.applicationCommands.bulkOverwriteGlobalCommands(this.applicationId, [
+      {
+        name: 'wren',
+        description: 'Ask Wren',
+        type: ApplicationCommandType.ChatInput,
+        options: [
+          {
+            type: ApplicationCommandOptionType.String,
+            name: 'message',
+            description: 'What to ask',
+            required: true,
+          },
+        ],
+      },
+    ]);
+  }
+
+  private async onMessage(message: GatewayMessageCreateDispatchData): Promise<void> {
+    const me = this.me;
+    if (!me || message.author.bot || !SPOKEN.has(message.type)) return;
+    this.remember(message.channel_id, message.channel_id);
+    const direct = message.guild_id === undefined;
+    const mentioned = message.mentions.some((user) => user.id === me);
+    const repliedToBot = message.referenced_message?.author.id === me;
+    const text = message.content.replace(new RegExp(`<@!?${me}>`, 'g'), '').trim();
+    // Only an addressed guild message needs its thread's parent (an unaddressed one is ignored anyway).
+    const parent =
+      !direct && (mentioned || repliedToBot)
+        ? await this.threads.parentOf(message.channel_id, (id) => this.api!.channels.get(id))
+        : undefined;
+    const reference = message.message_reference;
     // Nothing is fetched here: the base downloads only for a sender it admitted, within the size cap.
     await this.receive({
       platformId: message.id,
       senderId: message.author.id,
-      senderName: message.author.tag,
-      chatId: message.channelId,
+      senderName: tagOf(message.author),
+      chatId: message.channel_id,
       text,
-      files: [...message.attachments.values()].map(lazyFile),
-      ...(direct ? {} : { group: { mentioned, repliedToBot, id: parent ?? message.channelId } }),
-      // Read (a REST call) only once the sender is admitted.
-      ...(message.reference?.messageId
-        ? { loadQuote: () => message.fetchReference().then((referenced) => referenced.content) }
-        : {}),
+      files: message.attachments.map(lazyFile),
+      ...(direct ? {} : { group: { mentioned, repliedToBot, id: parent ?? message.channel_id } }),
+      ...(message.referenced_message
+        ? { quote: message.referenced_message.content }
+        : reference?.message_id
+          ? {
+              // Read (a REST call) only once the sender is admitted.
+              loadQuote: () =>
+                this.api!.channels.getMessage(
+                  reference.channel_id ?? message.channel_id,
+                  reference.message_id!,
+                ).then((referenced) => referenced.content),
+            }
+          : {}),
     });
   }
 
-  private async onCommand(interaction: ChatInputCommandInteraction): Promise<void> {
-    const text = interaction.options.getString('message', true);
-    const direct = interaction.guildId === null;
+  private async onInteraction(interaction: APIInteraction): Promise<void> {
+    try {
+      if (interaction.type === InteractionType.MessageComponent) {
+        if (interaction.data.component_type === ComponentType.Button)
+          await this.onButton(
+            interaction.id,
+            interaction.token,
+            userOf(interaction),
+            interaction.data.custom_id,
+          );
+      } else if (
+        interaction.type === InteractionType.ApplicationCommand &&
+        interaction.data.type === ApplicationCommandType.ChatInput &&
+        interaction.data.name === 'wren'
+      ) {
+        const option = interaction.data.options?.find((each) => each.name === 'message');
+        const text = option?.type === ApplicationCommandOptionType.String ? option.value : '';
+        await this.onCommand(interaction, text);
+      }
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+
+  private async onCommand(interaction: APIInteraction, text: string): Promise<void> {
+    const user = userOf(interaction);
+    const chatId = interaction.channel?.id ?? interaction.channel_id ?? user.id;
+    this.remember(chatId, chatId);
     const result = await this.receive({
       platformId: interaction.id,
-      senderId: interaction.user.id,
-      senderName: interaction.user.tag,
-      chatId: interaction.channelId,
+      senderId: user.id,
+      senderName: tagOf(user),
+      chatId,
       text,
       // A slash command is addressed to Wren by definition.
-      ...(direct ? {} : { group: { mentioned: true, repliedToBot: false } }),
+      ...(interaction.guild_id === undefined ? {} : { group: { mentioned: true, repliedToBot: false } }),
     });
-    await interaction.reply({
-      content:
-        result === 'accepted' ? `> ${text.slice(0, 1800)}` : 'Wren does not take requests from you here.',
-      ephemeral: result !== 'accepted',
-      allowedMentions: NO_MENTIONS,
+    const accepted = result === 'accepted';
+    await this.api!.interactions.reply(interaction.id, interaction.token, {
+      content: accepted ? `> ${text.slice(0, 1800)}` : 'Wren does not take requests from you here.',
+      ...(accepted ? {} : { flags: MessageFlags.Ephemeral }),
+      allowed_mentions: NO_MENTIONS,
     });
   }
 
-  private async onButton(interaction: ButtonInteraction): Promise<void> {
-    const parsed = parseApprovalButton(interaction.customId);
+  private async onButton(id: string, token: string, user: APIUser, customId: string): Promise<void> {
+    const parsed = parseApprovalButton(customId);
     if (!parsed) return;
-    const result = await this.answerPresented(interaction.user.id, parsed.shortId, parsed.choice);
-    if (result.ok) await interaction.deferUpdate();
-    else await interaction.reply({ content: result.message, ephemeral: true });
+    const result = await this.answerPresented(user.id, parsed.shortId, parsed.choice);
+    if (result.ok) await this.api!.interactions.deferMessageUpdate(id, token);
+    else
+      await this.api!.interactions.reply(id, token, {
+        content: result.message,
+        flags: MessageFlags.Ephemeral,
+        allowed_mentions: NO_MENTIONS,
+      });
   }
 
-  /** A DM target is a user id (the owner's): Discord needs the DM channel opened first. */
-  private async target(chatId: string): Promise<SendableChannels> {
-    const client = this.client!;
-    const channel = await client.channels.fetch(chatId).catch(() => null);
-    if (channel?.isSendable()) return channel;
-    const user = await client.users.fetch(chatId);
-    return user.createDM();
+  private remember(chatId: string, channelId: string): void {
+    this.targets.delete(chatId);
+    this.targets.set(chatId, channelId);
+    if (this.targets.size > MAX_TARGETS) this.targets.delete(this.targets.keys().next().value!);
+  }
+
+  /**
+   * The channel to write to for a chat id: a channel as it is; a user id (the owner's, for a delivery or a
+   * pairing notice) is no channel, so their DM channel is opened. Remembered, so that costs REST calls once.
+   */
+  private async target(chatId: string): Promise<string> {
+    const known = this.targets.get(chatId);
+    if (known) return known;
+    const api = this.api!;
+    const channel = await api.channels.get(chatId).catch(() => undefined);
+    const id = channel ? channel.id : (await api.users.createDM(chatId)).id;
+    this.remember(chatId, id);
+    return id;
   }
 
   protected async sendText(chatId: string, text: string): Promise<void> {
-    await (await this.target(chatId)).send({ content: text, allowedMentions: NO_MENTIONS });
+    await this.api!.channels.createMessage(await this.target(chatId), {
+      content: text,
+      allowed_mentions: NO_MENTIONS,
+    });
   }
 
   protected override async sendFile(chatId: string, file: Attachment): Promise<void> {
-    await (await this.target(chatId)).send({
-      files: [{ attachment: file.path, name: file.name.split('/').pop() ?? 'file' }],
-      allowedMentions: NO_MENTIONS,
+    const data = await readFile(file.path);
+    await this.api!.channels.createMessage(await this.target(chatId), {
+      files: [{ name: file.name.split('/').pop() || 'file', data }],
+      allowed_mentions: NO_MENTIONS,
     });
   }
 
   protected override async typing(chatId: string): Promise<void> {
-    await (await this.target(chatId)).sendTyping();
+    await this.api!.channels.showTyping(await this.target(chatId));
   }
 
   protected override async postStatus(chatId: string, text: string, handle?: string) {
-    const channel = await this.target(chatId);
-    if (!handle) return (await channel.send({ content: text, allowedMentions: NO_MENTIONS })).id;
-    await channel.messages.edit(handle, { content: text });
+    const channelId = await this.target(chatId);
+    const body = { content: text, allowed_mentions: NO_MENTIONS };
+    if (!handle) return (await this.api!.channels.createMessage(channelId, body)).id;
+    await this.api!.channels.editMessage(channelId, handle, body);
     return handle;
   }
 
-  protected override async showApproval(request: ApprovalRequest): Promise<Message> {
-    const { ButtonStyle, ComponentType } = await import('discord.js');
-    const sent = await (await this.target(request.chatId)).send({
-      content: describeApprovalText(request, true).slice(0, 1900),
-      allowedMentions: NO_MENTIONS,
+  protected override async showApproval(request: ApprovalRequest): Promise<ShownApproval> {
+    const channelId = await this.target(request.chatId);
+    const content = describeApprovalText(request, true).slice(0, 1900);
+    const sent = await this.api!.channels.createMessage(channelId, {
+      content,
+      allowed_mentions: NO_MENTIONS,
       components: [
         {
           type: ComponentType.ActionRow,
           components: request.choices.map((choice) => ({
-            type: ComponentType.Button,
-            customId: approvalButtonData(request, choice),
+            type: ComponentType.Button as const,
+            custom_id: approvalButtonData(request, choice),
             label: LABELS[choice],
             style:
               choice === 'deny'
@@ -211,37 +358,44 @@ export class DiscordChannel extends PlatformChannel<Message> {
         },
       ],
     });
-    return sent;
+    return { channelId, messageId: sent.id, content: sent.content || content };
   }
 
-  protected override async closeApproval(shown: Message, outcome: string): Promise<void> {
+  protected override async closeApproval(shown: ShownApproval, outcome: string): Promise<void> {
     // Without its buttons: a late click has nothing to act on.
-    await shown.edit({ content: `${shown.content}\n\n→ ${outcome}`.slice(0, 2000), components: [] });
+    await this.api!.channels.editMessage(shown.channelId, shown.messageId, {
+      content: `${shown.content}\n\n→ ${outcome}`.slice(0, 2000),
+      components: [],
+      allowed_mentions: NO_MENTIONS,
+    });
   }
 }
 
+/** Who ran an interaction: `member.user` in a guild, `user` in a DM. */
+function userOf(interaction: APIInteraction): APIUser {
+  return (interaction.member?.user ?? interaction.user)!;
+}
+
+/** `name` for the new unique usernames, `name#1234` for the old ones (as Discord shows them). */
+function tagOf(user: APIUser): string {
+  return user.discriminator === '0' ? user.username : `${user.username}#${user.discriminator}`;
+}
+
 /** A Discord attachment as a file the base may fetch (from the CDN URL Discord gave) once admitted. */
-function lazyFile(file: {
-  name: string;
-  contentType: string | null;
-  size: number;
-  url: string;
-}): PlatformFile {
-  const type = file.contentType ?? '';
+function lazyFile(file: APIAttachment): PlatformFile {
+  const type = file.content_type ?? '';
   return {
     kind: type.startsWith('audio/') ? 'voice' : IMAGE_TYPES.has(type) ? 'image' : 'file',
-    name: file.name,
+    name: file.filename,
     size: file.size,
-    describe: `a voice message (${file.name})`,
+    describe: `a voice message (${file.filename})`,
     download: (maxBytes) => fetchCapped(file.url, maxBytes),
   };
 }
 
 function fatalReason(error: unknown): string {
   const text = (error as Error).message ?? String(error);
-  if (
-    /TokenInvalid|invalid token|401|Unauthorized/i.test(`${(error as { code?: string }).code ?? ''} ${text}`)
-  )
-    return 'Discord refused the bot token: check channels.discord.token (Developer Portal → Bot)';
+  const status = (error as { status?: number }).status;
+  if (status === 401 || /invalid token|401|Unauthorized/i.test(text)) return FATAL_CLOSE[4004]!;
   return text;
 }
