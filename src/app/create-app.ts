@@ -16,7 +16,7 @@ import type { Usage } from '../llm/types.js';
 import { createMcpManager, type McpManager } from '../mcp/mcp-manager.js';
 import { createOwnerServices, type OwnerServices } from '../services/owner-services.js';
 import { acquireHomeLock } from '../store/home-lock.js';
-import { openStoresAt } from '../store/open-stores.js';
+import { openStoresAt, upgradeNotice } from '../store/open-stores.js';
 import { sweepOrphans } from '../tools/exec/sweep-orphans.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import { type AppParts, appStatus, closeApp } from './app-parts.js';
@@ -68,8 +68,15 @@ async function openAppHome(options: AppOptions, timezone: () => string) {
   const lock = options.lock ? acquireHomeLock(home) : undefined;
   try {
     // Every store of the home, over one connection to wren.db; goals created without a zone take the owner's.
-    const stores = openStoresAt(join(home, 'wren.db'), { timezone });
-    return { home, env, madePrivate, redactor, logger, fallback, lock, stores, config };
+    const upgraded: string[] = [];
+    const stores = openStoresAt(join(home, 'wren.db'), {
+      timezone,
+      onUpgrade: (upgrade) => {
+        upgraded.push(upgradeNotice(upgrade));
+        logger.info({ from: upgrade.from, to: upgrade.to, backup: upgrade.backup }, 'database upgraded');
+      },
+    });
+    return { home, env, madePrivate, upgraded, redactor, logger, fallback, lock, stores, config };
   } catch (error) {
     lock?.release();
     throw error;
@@ -317,6 +324,7 @@ function assembleApp(built: {
     endpoints: models.endpoints,
     ...(opened.fallback.note ? { modelNote: opened.fallback.note } : {}),
     madePrivate: opened.madePrivate,
+    upgraded: opened.upgraded,
     configError: () => live.error,
     fileRoots: () => [config().workspace, ...config().tools.extraRoots],
     nextDue: built.proactive.nextDue,

@@ -3,7 +3,7 @@ import { ensureHome, makeHomePrivate } from '../config/home.js';
 import { loadConfig } from '../config/load-config.js';
 import type { WrenConfig } from '../config/wren-config.js';
 import { createOwnerServices, type OwnerServices, type ServiceContext } from '../services/owner-services.js';
-import { openStoresAt, type Stores } from '../store/open-stores.js';
+import { openStoresAt, type Stores, upgradeNotice } from '../store/open-stores.js';
 
 /** A home opened for one short command: its configuration, and its stores on demand. */
 export interface OpenedHome {
@@ -39,7 +39,11 @@ export function openHome(home: string, options: { env?: NodeJS.ProcessEnv } = {}
     config,
     madePrivate,
     stores() {
-      stores ??= openStoresAt(join(home, 'wren.db'), { timezone: () => config.agent.timezone });
+      stores ??= openStoresAt(join(home, 'wren.db'), {
+        timezone: () => config.agent.timezone,
+        // Said on stderr, so a command's --json output on stdout stays clean.
+        onUpgrade: (upgrade) => process.stderr.write(`wren: ${upgradeNotice(upgrade)}\n`),
+      });
       return stores;
     },
     services() {

@@ -75,6 +75,8 @@ export interface WrenApp {
   readonly modelNote?: string;
   /** Home paths that were made private (0700/0600) while opening: say so once. */
   readonly madePrivate: readonly string[];
+  /** What opening the database upgraded: where the old one was copied, from which schema to which (say so once). */
+  readonly upgraded: readonly string[];
   /** Why the last edit of config.yaml was rejected (the previous config stays in force); undefined when fine. */
   configError(): string | undefined;
   /** What `wren status` and `GET /api/status` show of this process. */

@@ -1,17 +1,22 @@
 import { join } from 'node:path';
-import { checkDatabaseFile, probeVectorSupport, type VectorSupport } from '../store/open-database.js';
+import {
+  checkDatabaseFile,
+  type DatabaseSchema,
+  probeVectorSupport,
+  type VectorSupport,
+} from '../store/open-database.js';
 
-export type { VectorSupport };
+export type { DatabaseSchema, VectorSupport };
 
 /**
  * Checks the home's database file (`wren.db`) the way `wren doctor` reports it: it opens and passes SQLite's
  * quick check, without migrating it or taking it over from a running Wren.
- * @throws StoreError saying what is wrong with the file and what to do.
+ * @returns its path, its schema version (0: new, empty) and the newest this Wren knows.
+ * @throws StoreError saying what is wrong with the file and what to do (a newer schema included).
  */
-export function checkHomeDatabase(home: string): string {
+export function checkHomeDatabase(home: string): { path: string } & DatabaseSchema {
   const path = join(home, 'wren.db');
-  checkDatabaseFile(path);
-  return path;
+  return { path, ...checkDatabaseFile(path) };
 }
 
 /** Whether vector search (sqlite-vec) loads on this machine; never throws, the result says why not. */

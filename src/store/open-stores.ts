@@ -11,7 +11,13 @@ import { GrantRepository } from './grant-repository.js';
 import { McpPinRepository } from './mcp-pin-repository.js';
 import { MemoRepository } from './memo-repository.js';
 import { searchMessages } from './message-search-repository.js';
-import { loadVectorExtension, openDatabase, type VectorSupport } from './open-database.js';
+import {
+  loadVectorExtension,
+  openDatabase,
+  type SchemaUpgrade,
+  upgradeNotice,
+  type VectorSupport,
+} from './open-database.js';
 import { OutboxRepository } from './outbox-repository.js';
 import { PendingApprovalRepository } from './pending-approval-repository.js';
 import type {
@@ -51,12 +57,16 @@ import { TriggerRepository } from './trigger-repository.js';
 import { recordUsage, usageTotals } from './usage-repository.js';
 
 export type * from './ports.js';
+export type { SchemaUpgrade };
+export { upgradeNotice };
 
 export interface StoresOptions {
   /** The clock repositories stamp rows with (Unix ms); default Date.now. */
   clock?: () => number;
   /** The owner's IANA zone, for goals created without one. */
   timezone?: () => string;
+  /** Told when opening upgraded the schema (after copying the old database to `backups/`). */
+  onUpgrade?: (upgrade: SchemaUpgrade) => void;
 }
 
 /**
@@ -106,7 +116,7 @@ export interface Stores {
  * the bundle over it; `close()` closes the file. @throws StoreError as openDatabase does.
  */
 export function openStoresAt(path: string, options: StoresOptions = {}): Stores {
-  return openStores(openDatabase(path), options);
+  return openStores(openDatabase(path, options.onUpgrade ? { onUpgrade: options.onUpgrade } : {}), options);
 }
 
 /** Builds the bundle over a migrated database (see openDatabase); the bundle owns the connection from now on. */

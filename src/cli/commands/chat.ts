@@ -101,6 +101,7 @@ async function inProcess(options: ChatOptions): Promise<number> {
     return EXIT.usage;
   }
   if (app.modelNote) process.stderr.write(`${app.modelNote}\n`);
+  for (const line of app.upgraded) process.stderr.write(`wren: ${line}\n`);
   for (const path of app.madePrivate)
     process.stderr.write(`wren: ${path} was readable by others; made it private\n`);
   try {

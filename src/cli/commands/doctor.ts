@@ -31,11 +31,30 @@ function checkConfig(home: string, checks: DoctorCheck[]): WrenConfig | undefine
   }
 }
 
+/** The database's schema version beside the newest this Wren knows (an older one is upgraded at start). */
+function schemaCheck(version: number, known: number): DoctorCheck {
+  const id = 'database.schema';
+  if (version === known) return { id, status: 'ok', message: `schema version ${version} (current)` };
+  if (version === 0)
+    return {
+      id,
+      status: 'ok',
+      message: `new, empty database (schema version ${known} is created on first use)`,
+    };
+  return {
+    id,
+    status: 'warn',
+    message: `schema version ${version}; this Wren upgrades it to ${known} at the next start, after copying it to backups/`,
+    fix: 'wren start',
+  };
+}
+
 function checkDatabase(home: string, checks: DoctorCheck[]): void {
   const path = join(home, 'wren.db');
   try {
-    checkHomeDatabase(home);
+    const { version, known } = checkHomeDatabase(home);
     checks.push({ id: 'database.ok', status: 'ok', message: `${path} passes quick_check` });
+    checks.push(schemaCheck(version, known));
   } catch (error) {
     checks.push({ id: 'database.ok', status: 'fail', message: (error as Error).message });
   }

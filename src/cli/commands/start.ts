@@ -62,6 +62,7 @@ type App = Awaited<ReturnType<typeof createApp>>;
 /** What the owner should know before trusting this run: files made private, the exec sandbox. */
 async function startWarnings(app: App): Promise<string[]> {
   const lines = app.madePrivate.map((path) => `${path} was readable by others; made it private`);
+  lines.push(...app.upgraded);
   const exec = app.config().tools.exec;
   if (exec.enabled) {
     const sandbox = resolveSandbox(exec.sandbox, await checkSandbox());
