@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import type { App } from '@slack/bolt';
+import type { Logger } from '@slack/socket-mode';
+import type { WebClient } from '@slack/web-api';
 import type { ApprovalRequest, Attachment } from '../../bus/messages.js';
 import {
   approvalButtonData,
@@ -14,6 +15,7 @@ import { escapeSlack, toSlackMrkdwn } from '../markdown/to-slack-mrkdwn.js';
 import { PlatformChannel } from '../platform-channel.js';
 import { type AdapterOptions, platformOptions } from '../platform-options.js';
 import type { SlackConfig } from './slack-config.js';
+import { type SlackEnvelope, slackSocketSession } from './slack-socket.js';
 
 /** The fields of a Slack message event Wren reads. */
 interface SlackMessageEvent {
@@ -44,28 +46,40 @@ function whereOf(chatId: string): { channel: string; thread_ts?: string } {
   return at < 0 ? { channel: chatId } : { channel: chatId.slice(0, at), thread_ts: chatId.slice(at + 1) };
 }
 
-const quiet = {
+/** The `@slack/logger` shape, silent: what matters reaches the channel's state or `onError`. */
+const quiet: Logger = {
   debug() {},
   info() {},
   warn() {},
   error() {},
   setLevel() {},
-  getLevel: () => 'error' as never,
+  getLevel: () => 'error' as ReturnType<Logger['getLevel']>,
   setName() {},
 };
 
+/** The fields of a `block_actions` interaction Wren reads. */
+interface BlockActions {
+  type: 'block_actions';
+  user?: { id?: string };
+  channel?: { id?: string };
+  actions?: Array<{ action_id?: string }>;
+}
+
 /**
- * Slack through Bolt in Socket Mode (an outgoing WebSocket: nothing to expose). DMs are conversations; in a
- * listed channel Wren answers a mention in a thread under it, and each thread is its own conversation.
- * Replies are mrkdwn (model text escaped so it can never mention anyone), approvals Block Kit buttons only the
- * owner's click answers; the Web API client retries 429s after `Retry-After`. The socket reconnects itself.
+ * Slack in Socket Mode (an outgoing WebSocket: nothing to expose) through `@slack/socket-mode` and
+ * `@slack/web-api`. DMs are conversations; in a listed channel Wren answers a mention in a thread under it,
+ * and each thread is its own conversation. Replies are mrkdwn (model text escaped so it can never mention
+ * anyone), approvals Block Kit buttons only the owner's click answers; the Web API client retries 429s
+ * after `Retry-After`. Each connection asks `auth.test` who the bot is (its own messages are ignored) and
+ * acks every envelope as it arrives; `keepConnected` reconnects with backoff.
  */
 export class SlackChannel extends PlatformChannel<ShownApproval> {
   protected readonly textLimit = 3800;
   private readonly slack: SlackChannelOptions;
-  private app: App | undefined;
+  private web: WebClient | undefined;
   private botUserId = '';
-  private stopping = false;
+  private running: Promise<void> | undefined;
+  private readonly controller = new AbortController();
 
   constructor(options: SlackChannelOptions) {
     super(platformOptions('slack', options));
@@ -73,82 +87,82 @@ export class SlackChannel extends PlatformChannel<ShownApproval> {
   }
 
   async start(signal?: AbortSignal): Promise<void> {
-    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    signal?.addEventListener('abort', () => this.controller.abort(), { once: true });
     const config = this.slack.config();
-    const { App, SocketModeReceiver, webApi } = await import('@slack/bolt');
-    const clientOptions = { slackApiUrl: config.apiUrl };
-    const logger = {
+    // Loaded only when Slack is configured: the SDK is not part of every start.
+    const [{ SocketModeClient }, { WebClient }] = await Promise.all([
+      import('@slack/socket-mode'),
+      import('@slack/web-api'),
+    ]);
+    const logger: Logger = {
       ...quiet,
       error: (...parts: unknown[]) => this.slack.onError?.(new Error(parts.map(String).join(' '))),
     };
-    const receiver = new SocketModeReceiver({
-      appToken: config.appToken,
-      installerOptions: { clientOptions },
+    // Replies and edits: the client's default retries, waiting out `Retry-After` on a 429.
+    const web = new WebClient(config.botToken, { slackApiUrl: config.apiUrl, logger });
+    // Who the bot is, once per connection: one try, so an unreachable Slack is keepConnected's to retry.
+    const probe = new WebClient(config.botToken, {
+      slackApiUrl: config.apiUrl,
       logger,
+      retryConfig: { retries: 0 },
+      timeout: 30_000,
     });
-    // Who the bot is, asked once here (Bolt would ask again in the background, where a refused token
-    // would surface as an unhandled rejection instead of the channel's state).
-    this.setState('starting');
-    try {
-      const auth = await new webApi.WebClient(config.botToken, { ...clientOptions, logger }).auth.test();
-      this.botUserId = String(auth.user_id ?? '');
-    } catch (error) {
-      this.setState('failed', fatalReason(error));
-      throw error;
-    }
-    const app = new App({
-      token: config.botToken,
-      receiver,
-      clientOptions,
-      logger,
-      ignoreSelf: true,
-      tokenVerificationEnabled: false,
-      botUserId: this.botUserId,
-    });
-    app.event('message', async ({ event }) => this.onMessage(event as unknown as SlackMessageEvent));
-    app.event('app_mention', async ({ event }) => this.onMessage(event as unknown as SlackMessageEvent));
-    app.action(/^wa:/, async ({ ack, body, action }) => {
-      await ack();
-      await this.onButton(
-        body as unknown as { user: { id: string }; channel?: { id: string } },
-        action as { action_id: string },
-      );
-    });
-    const socket = receiver.client;
-    socket.on('connected', () => this.setState('connected'));
-    socket.on('reconnecting', () => this.setState('reconnecting', 'the Socket Mode connection dropped'));
-    socket.on('close', () => {
-      if (!this.stopping) this.setState('reconnecting', 'the Socket Mode connection dropped');
-    });
-    this.app = app;
+    this.web = web;
     this.attachPlatform();
-    try {
-      await app.start();
-      this.setState('connected');
-    } catch (error) {
-      this.setState('failed', fatalReason(error));
-      throw error;
-    }
+    this.running = this.keepConnected(
+      this.controller.signal,
+      async (signal, connected) => {
+        const auth = await probe.auth.test();
+        this.botUserId = String(auth.user_id ?? '');
+        await slackSocketSession(signal, connected, {
+          SocketModeClient,
+          appToken: config.appToken,
+          apiUrl: config.apiUrl,
+          logger,
+          onEnvelope: (envelope) => this.onEnvelope(envelope),
+          onError: (error) => this.slack.onError?.(error),
+        });
+      },
+      fatalReason,
+    );
   }
 
   async stop(): Promise<void> {
-    if (this.stopping) return;
-    this.stopping = true;
+    this.controller.abort();
     this.detachPlatform();
-    await this.app?.stop().catch(() => {});
+    await this.running?.catch(() => {});
     this.setState('stopped');
   }
 
+  /** Routes one acked envelope: message and mention events, and approval button clicks. */
+  private async onEnvelope(envelope: SlackEnvelope): Promise<void> {
+    if (this.controller.signal.aborted) return;
+    // Read field by field, each checked: a malformed envelope is dropped, never thrown on.
+    const payload = (envelope.payload ?? {}) as { event?: SlackMessageEvent | null } & Partial<BlockActions>;
+    if (envelope.type === 'events_api') {
+      const event = payload.event;
+      if (event?.type === 'message' || event?.type === 'app_mention') await this.onMessage(event);
+    } else if (envelope.type === 'interactive' && payload.type === 'block_actions') {
+      const user = payload.user?.id;
+      if (typeof user !== 'string') return;
+      const channel = typeof payload.channel?.id === 'string' ? payload.channel.id : undefined;
+      for (const action of Array.isArray(payload.actions) ? payload.actions : [])
+        if (typeof action?.action_id === 'string') await this.onButton(user, channel, action.action_id);
+    }
+  }
+
   private async onMessage(event: SlackMessageEvent): Promise<void> {
-    if (event.bot_id || !event.user) return;
+    if (typeof event.channel !== 'string' || typeof event.ts !== 'string') return;
+    // Another app's posts and Wren's own (its replies in a DM come back as message events).
+    if (event.bot_id || typeof event.user !== 'string' || event.user === this.botUserId) return;
     if (event.subtype && event.subtype !== 'file_share') return;
     const direct = event.channel_type === 'im' || event.channel.startsWith('D');
     const mention = `<@${this.botUserId}>`;
-    const raw = event.text ?? '';
+    const raw = typeof event.text === 'string' ? event.text : '';
     const mentioned = this.botUserId !== '' && raw.includes(mention);
     const text = raw.split(mention).join('').trim();
     const chatId = direct ? event.channel : `${event.channel}/${event.thread_ts ?? event.ts}`;
-    const { files, notes } = this.lazyFiles(event.files ?? []);
+    const { files, notes } = this.lazyFiles(Array.isArray(event.files) ? event.files : []);
     // Nothing is fetched here: the base downloads only for a sender it admitted, within the size cap.
     await this.receive({
       platformId: event.ts,
@@ -170,9 +184,10 @@ export class SlackChannel extends PlatformChannel<ShownApproval> {
     const files: PlatformFile[] = [];
     const notes: string[] = [];
     for (const file of list) {
-      const name = file.name ?? 'file';
+      if (typeof file !== 'object' || file === null) continue;
+      const name = typeof file.name === 'string' ? file.name : 'file';
       const url = file.url_private_download;
-      if (!url || !URL.canParse(url)) {
+      if (typeof url !== 'string' || !URL.canParse(url)) {
         notes.push(`[file ${name} came without a download link; not downloaded]`);
         continue;
       }
@@ -181,11 +196,11 @@ export class SlackChannel extends PlatformChannel<ShownApproval> {
         notes.push(`[file ${name} is hosted outside Slack; not downloaded]`);
         continue;
       }
-      const type = file.mimetype ?? '';
+      const type = typeof file.mimetype === 'string' ? file.mimetype : '';
       files.push({
         kind: type.startsWith('audio/') ? 'voice' : IMAGE_TYPES.has(type) ? 'image' : 'file',
         name,
-        ...(file.size !== undefined ? { size: file.size } : {}),
+        ...(typeof file.size === 'number' ? { size: file.size } : {}),
         describe: `an audio clip (${name})`,
         download: (maxBytes) =>
           fetchCapped(url, maxBytes, { headers: { authorization: `Bearer ${config.botToken}` } }),
@@ -194,23 +209,16 @@ export class SlackChannel extends PlatformChannel<ShownApproval> {
     return { files, notes };
   }
 
-  private async onButton(
-    body: { user: { id: string }; channel?: { id: string } },
-    action: { action_id: string },
-  ) {
-    const parsed = parseApprovalButton(action.action_id);
+  /** A click on an approval button (`wa:…`); anyone but the owner is told so, only them. */
+  private async onButton(user: string, channel: string | undefined, actionId: string) {
+    const parsed = parseApprovalButton(actionId);
     if (!parsed) return;
-    const result = await this.answerPresented(body.user.id, parsed.shortId, parsed.choice);
-    if (!result.ok && body.channel)
-      await this.app!.client.chat.postEphemeral({
-        channel: body.channel.id,
-        user: body.user.id,
-        text: result.message,
-      });
+    const result = await this.answerPresented(user, parsed.shortId, parsed.choice);
+    if (!result.ok && channel) await this.web!.chat.postEphemeral({ channel, user, text: result.message });
   }
 
   protected async sendText(chatId: string, text: string, options: { notice: boolean }): Promise<void> {
-    await this.app!.client.chat.postMessage({
+    await this.web!.chat.postMessage({
       ...whereOf(chatId),
       text: options.notice ? escapeSlack(text) : toSlackMrkdwn(text),
       unfurl_links: false,
@@ -224,13 +232,11 @@ export class SlackChannel extends PlatformChannel<ShownApproval> {
       file: await readFile(file.path),
       filename: file.name.split('/').pop() ?? 'file',
     };
-    await this.app!.client.files.uploadV2(
-      where.thread_ts ? { ...upload, thread_ts: where.thread_ts } : upload,
-    );
+    await this.web!.files.uploadV2(where.thread_ts ? { ...upload, thread_ts: where.thread_ts } : upload);
   }
 
   protected override async postStatus(chatId: string, text: string, handle?: string) {
-    const client = this.app!.client;
+    const client = this.web!;
     const where = whereOf(chatId);
     if (!handle)
       return String((await client.chat.postMessage({ ...where, text: escapeSlack(text) })).ts ?? '');
@@ -241,7 +247,7 @@ export class SlackChannel extends PlatformChannel<ShownApproval> {
   protected override async showApproval(request: ApprovalRequest): Promise<ShownApproval | undefined> {
     const text = escapeSlack(describeApprovalText(request, true));
     const where = whereOf(request.chatId);
-    const sent = await this.app!.client.chat.postMessage({
+    const sent = await this.web!.chat.postMessage({
       ...where,
       text,
       blocks: [
@@ -262,7 +268,7 @@ export class SlackChannel extends PlatformChannel<ShownApproval> {
 
   protected override async closeApproval(shown: ShownApproval, outcome: string): Promise<void> {
     // Replacing the message without its buttons: a late click then has nothing to act on.
-    await this.app!.client.chat.update({
+    await this.web!.chat.update({
       channel: shown.channel,
       ts: shown.ts,
       text: `${shown.text}\n\n→ ${escapeSlack(outcome)}`,
@@ -271,9 +277,14 @@ export class SlackChannel extends PlatformChannel<ShownApproval> {
   }
 }
 
-function fatalReason(error: unknown): string {
-  const code = (error as { data?: { error?: string } }).data?.error ?? (error as Error).message;
-  if (/invalid_auth|not_authed|token_revoked|account_inactive/.test(code))
+/** Errors reconnecting cannot fix: Slack refused a token (the app was removed, a token revoked). */
+const REFUSED =
+  /^(invalid_auth|not_authed|token_revoked|token_expired|account_inactive|user_removed_from_team|team_disabled)$/;
+
+/** The reason to give up on, or undefined for what a reconnect may cure (network, 5xx, rate limits). */
+function fatalReason(error: unknown): string | undefined {
+  const code = (error as { data?: { error?: unknown } } | undefined)?.data?.error;
+  if (typeof code === 'string' && REFUSED.test(code))
     return `Slack refused a token (${code}): check channels.slack.bot_token and app_token`;
-  return String(code);
+  return undefined;
 }

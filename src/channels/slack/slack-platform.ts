@@ -1,7 +1,10 @@
 import { definePlatform } from '../platform-descriptor.js';
 import { slackSectionSchema, toSlackConfig } from './slack-config.js';
 
-/** Slack in the platform registry (Bolt is imported only when `channels.slack` is enabled). */
+/**
+ * Slack in the platform registry (`@slack/socket-mode` and `@slack/web-api` are imported only when
+ * `channels.slack` is enabled).
+ */
 export const slackPlatform = definePlatform({
   name: 'slack',
   schema: slackSectionSchema,
