@@ -6,6 +6,7 @@ import {
   type FakeDiscord,
   GUILD_CHANNEL,
   GUILD_THREAD,
+  LATE_THREAD,
   startFakeDiscord,
 } from '../fakes/fake-discord-server.js';
 import { ScriptedModel } from '../support/scripted-model.js';
@@ -28,7 +29,17 @@ afterEach(async () => {
 });
 
 async function start(extra = '') {
-  const discord = await startFakeDiscord({ token: TOKEN });
+  const launched = await launch(extra);
+  await waitFor(() => state(launched.app) === 'connected');
+  return launched;
+}
+
+/** The app with the Discord channel against a fake Discord, not yet waited on (`token`: the one configured). */
+async function launch(extra = '', options: { token?: string; closeOnIdentify?: number } = {}) {
+  const discord = await startFakeDiscord({
+    token: TOKEN,
+    ...(options.closeOnIdentify ? { closeOnIdentify: options.closeOnIdentify } : {}),
+  });
   cleanups.push(() => discord.close());
   const home = makeHome(
     [
@@ -49,15 +60,18 @@ async function start(extra = '') {
     probeLocalModels: false,
     channels: true,
     scheduler: 'run',
-    env: { PATH: process.env['PATH'], DISCORD_BOT_TOKEN: TOKEN },
+    env: { PATH: process.env['PATH'], DISCORD_BOT_TOKEN: options.token ?? TOKEN },
   });
   cleanups.push(() => app.close(1000));
-  await waitFor(() => state(app) === 'connected');
   return { app, discord, model };
 }
 
+function statusOf(app: WrenApp) {
+  return app.channels.status().find((status) => status.name === 'discord');
+}
+
 function state(app: WrenApp) {
-  return app.channels.status().find((status) => status.name === 'discord')?.state;
+  return statusOf(app)?.state;
 }
 
 const contents = (discord: FakeDiscord, channel: string) =>
@@ -228,5 +242,57 @@ describe('the Discord channel (against a fake REST API and gateway)', () => {
     expect(discord.fileRequests()).toHaveLength(2);
     expect(discord.fileRequests().every((path) => /\/f[0-5]\.txt$/.test(path))).toBe(true);
     expect(inboxOf(app)).toHaveLength(2);
+  });
+
+  it('answers a reply to its own message in a listed channel, with the replied-to text as context', async () => {
+    const { discord, model } = await start(`    groups: ["${GUILD_CHANNEL}"]`);
+    model.script({ text: 'reply answer' });
+    discord.inGuild({
+      from: OWNER,
+      content: 'and after that?',
+      replyTo: { id: '800000000000000999', content: 'first, water the plants' },
+    });
+    await waitFor(() => contents(discord, GUILD_CHANNEL).length === 1);
+    expect(contents(discord, GUILD_CHANNEL)).toEqual(['reply answer']);
+    const asked = JSON.stringify(model.requests[0]!.messages.at(-1));
+    expect(asked).toContain('first, water the plants');
+    expect(asked).toContain('and after that?');
+    // The replied-to message came with the dispatch: nothing was read back over REST.
+    expect(discord.calls.filter((call) => call.route === 'GET /channels/:id/messages/:id')).toEqual([]);
+  });
+
+  it('finds the parent of a thread the gateway never listed with one lookup, and answers in the thread', async () => {
+    const { discord, model } = await start(`    groups: ["${GUILD_CHANNEL}"]`);
+    model.script({ text: 'late one' }, { text: 'late two' });
+    discord.inGuild({ from: OWNER, content: 'first', mentionBot: true, channel: LATE_THREAD });
+    await waitFor(() => contents(discord, LATE_THREAD).length === 1);
+    discord.inGuild({ from: OWNER, content: 'second', mentionBot: true, channel: LATE_THREAD });
+    await waitFor(() => contents(discord, LATE_THREAD).length === 2);
+    expect(contents(discord, LATE_THREAD)).toEqual(['late one', 'late two']);
+    const lookups = discord.calls.filter((call) => call.path === `/channels/${LATE_THREAD}`);
+    expect(lookups.map((call) => call.route)).toEqual(['GET /channels/:id']);
+  });
+
+  it('shows a refused token as failed with what to fix, and never shows the token', async () => {
+    const wrong = 'discord-wrong-token.0123456789.abcdefghijkl';
+    const { app, discord } = await launch('', { token: wrong });
+    await waitFor(() => state(app) === 'failed');
+    expect(statusOf(app)?.detail).toContain('channels.discord.token');
+    expect(JSON.stringify(app.channels.status())).not.toContain(wrong);
+    expect(discord.identifies()).toBe(0);
+  });
+
+  it('fails (and stops trying) when the gateway refuses the Message Content intent', async () => {
+    const { app, discord } = await launch('', { closeOnIdentify: 4014 });
+    await waitFor(() => state(app) === 'failed');
+    expect(statusOf(app)?.detail).toContain('Message Content');
+    expect(discord.identifies()).toBe(1);
+  });
+
+  it('closes its gateway connection when the app stops', async () => {
+    const { app, discord } = await start();
+    expect(discord.connections()).toBe(1);
+    await app.close(1000);
+    await waitFor(() => discord.connections() === 0);
   });
 });

@@ -27,6 +27,8 @@ export const GUILD = '700000000000000001';
 export const GUILD_CHANNEL = '700000000000000002';
 /** A public thread under GUILD_CHANNEL. */
 export const GUILD_THREAD = '700000000000000003';
+/** A public thread under GUILD_CHANNEL that GUILD_CREATE does not list (made after the bot connected). */
+export const LATE_THREAD = '700000000000000004';
 
 export interface DiscordCall {
   /** `METHOD /path` with ids replaced by `:id` (e.g. `POST /channels/:id/messages`). */
@@ -45,7 +47,11 @@ const user = (id: string) => ({
   bot: false,
 });
 
-export async function startFakeDiscord(options: { token: string }) {
+/**
+ * `token`: the bot token the API and gateway accept. `closeOnIdentify`: answer IDENTIFY by closing the
+ * gateway connection with that code (4004 a refused token, 4014 a privileged intent not turned on).
+ */
+export async function startFakeDiscord(options: { token: string; closeOnIdentify?: number }) {
   const calls: DiscordCall[] = [];
   const failures = new Map<string, Array<{ status: number; retryAfter: number }>>();
   const sockets = new Set<WebSocket>();
@@ -85,6 +91,9 @@ export async function startFakeDiscord(options: { token: string }) {
     pinned: false,
     type: 0,
   });
+
+  /** `message` under a name the helpers below (whose argument is also called message) can reach. */
+  const botMessage = message;
 
   const server = createServer((request, response) => {
     void (async () => {
@@ -143,11 +152,11 @@ export async function startFakeDiscord(options: { token: string }) {
         case 'GET /channels/:id': {
           // As Discord: a user id is not a channel (a DM to a user is opened with POST /users/@me/channels).
           const recipient = [...dmChannels].find(([, dm]) => dm === channelId)?.[0];
-          if (!recipient && channelId !== GUILD_CHANNEL && channelId !== GUILD_THREAD)
+          if (!recipient && ![GUILD_CHANNEL, GUILD_THREAD, LATE_THREAD].includes(channelId))
             return json(404, { message: 'Unknown Channel', code: 10003 });
           if (channelId === GUILD_CHANNEL)
             return json(200, { id: channelId, type: 0, guild_id: GUILD, name: 'general' });
-          if (channelId === GUILD_THREAD)
+          if (channelId === GUILD_THREAD || channelId === LATE_THREAD)
             return json(200, { id: channelId, type: 11, guild_id: GUILD, parent_id: GUILD_CHANNEL });
           return json(200, { id: channelId, type: 1, recipients: [user(recipient!)] });
         }
@@ -178,6 +187,10 @@ export async function startFakeDiscord(options: { token: string }) {
     socket.on('message', (data) => {
       const frame = JSON.parse(data.toString()) as { op: number; d: unknown };
       if (frame.op === 1) send(socket, { op: 11, d: null });
+      if (frame.op === 2 && options.closeOnIdentify) {
+        identifies++;
+        return void socket.close(options.closeOnIdentify, 'refused');
+      }
       if (frame.op === 2) {
         identifies++;
         seq++;
@@ -286,6 +299,8 @@ export async function startFakeDiscord(options: { token: string }) {
     apiUrl: `http://127.0.0.1:${port}/api`,
     calls,
     identifies: () => identifies,
+    /** Gateway connections open now. */
+    connections: () => sockets.size,
     resumes: () => resumes,
     /** Messages the bot posted to `channel`, in order. */
     posted: (channel: string) =>
@@ -334,12 +349,24 @@ export async function startFakeDiscord(options: { token: string }) {
       });
       return messageId;
     },
-    /** A message from `from` in the guild's text channel, mentioning the bot when asked; returns its id. */
-    inGuild(message: { from: string; content: string; mentionBot?: boolean; thread?: boolean }): string {
+    /**
+     * A message from `from` in the guild's text channel (or `channel`, or GUILD_THREAD with `thread`),
+     * mentioning the bot when asked, or replying to the bot's message `replyTo`; returns its id.
+     */
+    inGuild(message: {
+      from: string;
+      content: string;
+      mentionBot?: boolean;
+      thread?: boolean;
+      channel?: string;
+      replyTo?: { id: string; content: string };
+    }): string {
       const messageId = id();
+      const channelId = message.channel ?? (message.thread ? GUILD_THREAD : GUILD_CHANNEL);
+      const reply = message.replyTo;
       dispatch('MESSAGE_CREATE', {
         id: messageId,
-        channel_id: message.thread ? GUILD_THREAD : GUILD_CHANNEL,
+        channel_id: channelId,
         guild_id: GUILD,
         author: user(message.from),
         member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
@@ -353,7 +380,14 @@ export async function startFakeDiscord(options: { token: string }) {
         attachments: [],
         embeds: [],
         pinned: false,
-        type: 0,
+        // A reply (type 19) carries the message it answers, as Discord sends it.
+        type: reply ? 19 : 0,
+        ...(reply
+          ? {
+              message_reference: { type: 0, message_id: reply.id, channel_id: channelId, guild_id: GUILD },
+              referenced_message: botMessage(channelId, { content: reply.content }, reply.id),
+            }
+          : {}),
       });
       return messageId;
     },
