@@ -1,7 +1,10 @@
 import { definePlatform } from '../platform-descriptor.js';
 import { discordSectionSchema, toDiscordConfig } from './discord-config.js';
 
-/** Discord in the platform registry (discord.js is imported only when `channels.discord` is enabled). */
+/**
+ * Discord in the platform registry (the adapter, and with it @discordjs/core, ws and rest, is imported only
+ * when `channels.discord` is enabled).
+ */
 export const discordPlatform = definePlatform({
   name: 'discord',
   schema: discordSectionSchema,
