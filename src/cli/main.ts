@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import './memory-flags.js';
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { resolveHome } from '../config/home.js';
+import { wrenVersion } from '../util/wren-version.js';
 import { registerBackupCommands } from './commands/backup.js';
 import { registerGateCommands } from './commands/gate.js';
 import { registerGoalCommands } from './commands/goals.js';
@@ -17,9 +17,7 @@ import { registerWebCommands } from './commands/web.js';
 import { EXIT, reportFailure } from './report-failure.js';
 import { wholeNumber } from './whole-number.js';
 
-const VERSION = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+const VERSION = wrenVersion();
 
 // `wren doctor | head` closes the pipe early: that is the reader's choice, not a failure.
 for (const stream of [process.stdout, process.stderr]) {

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { BackupFailure, RestoredHome, TakenBackup } from '../../services/backup-service.js';
+import { wrenVersion } from '../../util/wren-version.js';
 import { EXIT } from '../report-failure.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
@@ -73,11 +73,6 @@ export function restoreSummary(file: string, restored: RestoredHome): string[] {
       ? `The previous home is at ${restored.aside}; delete it once the restored one works.`
       : 'There was no home here before.',
   ];
-}
-
-function wrenVersion(): string {
-  const file = new URL('../../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
 async function runBackup(home: string, options: { to?: string; withSecrets?: boolean; json?: boolean }) {

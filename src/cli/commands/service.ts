@@ -16,6 +16,7 @@ import {
 import type { ServiceSpec } from '../../daemon/service-spec.js';
 import { nodeSystemAccess, userHomeOf } from '../../daemon/system-access.js';
 import { LOG_FILE } from '../../util/logger.js';
+import { wrenVersion } from '../../util/wren-version.js';
 import { EXIT, MustFixError } from '../report-failure.js';
 
 export interface ServiceOptions {
@@ -30,11 +31,6 @@ export interface ServiceOptions {
   /** The CLI entry the unit runs (this package's dist/cli/main.js by default). */
   main?: string;
   write?: (text: string) => void;
-}
-
-function version(): string {
-  const file = new URL('../../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
 /** The unit for these options: the home baked in is the named user's `~/.wren` for a system unit. */
@@ -57,7 +53,7 @@ export function targetFor(options: ServiceOptions): { target: ServiceTarget; acc
     node: process.execPath,
     main: options.main ?? fileURLToPath(new URL('../main.js', import.meta.url)),
     path: process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
-    version: version(),
+    version: wrenVersion(),
   };
   return { target: serviceTarget(spec, access, targetOptions), access };
 }
