@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app/create-app.js';
@@ -294,5 +294,21 @@ describe('the Discord channel (against a fake REST API and gateway)', () => {
     expect(discord.connections()).toBe(1);
     await app.close(1000);
     await waitFor(() => discord.connections() === 0);
+  });
+
+  it('delivers a workspace file as an upload, with mentions disabled', async () => {
+    const { app, discord, model } = await start();
+    writeFileSync(join(app.config().workspace, 'report.txt'), 'quarterly words');
+    model.script(
+      { toolCalls: [{ name: 'send_file', arguments: { path: 'report.txt' } }] },
+      { text: 'Sent.' },
+    );
+    discord.dm({ from: OWNER, content: 'send me the report' });
+    const dm = discord.dmOf(OWNER);
+    // send_file is a moderate call: `ask` runs it without asking.
+    await waitFor(() => contents(discord, dm).includes('Sent.'));
+    const upload = discord.posted(dm).find((call) => call.body['multipart'] === true);
+    expect(upload?.body['uploads']).toEqual(['report.txt']);
+    expect(upload?.body['allowed_mentions']).toEqual({ parse: [] });
   });
 });

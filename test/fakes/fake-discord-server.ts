@@ -71,7 +71,9 @@ export async function startFakeDiscord(options: { token: string; closeOnIdentify
     const raw = Buffer.concat(chunks).toString();
     if ((request.headers['content-type'] ?? '').includes('json')) return JSON.parse(raw || '{}');
     const json = /name="payload_json"\r\n(?:Content-Type: [^\r]*\r\n)?\r\n([^\r]*)\r\n/.exec(raw)?.[1];
-    return json ? { ...JSON.parse(json), multipart: true } : {};
+    // The files of a multipart upload, by the names the form gave them.
+    const uploads = [...raw.matchAll(/name="files\[\d+\]"; filename="([^"]*)"/g)].map((match) => match[1]);
+    return json ? { ...JSON.parse(json), multipart: true, uploads } : {};
   };
 
   const message = (channelId: string, body: Record<string, unknown>, messageId = id()) => ({
