@@ -39,7 +39,7 @@ export async function slackSocketSession(
   connected: () => void,
   options: SlackSocketOptions,
 ): Promise<void> {
-  const client = new options.SocketModeClient({
+  const client = new (guarded(options.SocketModeClient, options.onError))({
     appToken: options.appToken,
     logger: options.logger,
     autoReconnectEnabled: false,
@@ -71,6 +71,22 @@ export async function slackSocketSession(
   } finally {
     await client.disconnect();
   }
+}
+
+/**
+ * The client whose frame handler cannot reject: it reads `payload.event.type` of an `events_api` envelope
+ * unchecked, and a rejection there would be unhandled (the socket calls it through an event emitter).
+ */
+function guarded(Client: typeof SocketModeClient, onError: (error: unknown) => void) {
+  return class GuardedSocketModeClient extends Client {
+    protected override async onWebSocketMessage(data: string | ArrayBuffer, isBinary: boolean) {
+      try {
+        await super.onWebSocketMessage(data, isBinary);
+      } catch (error) {
+        onError(new Error(`a Socket Mode message Wren could not read was dropped: ${String(error)}`));
+      }
+    }
+  };
 }
 
 /** What the client emits as `slack_event` for every envelope but `hello` and `disconnect`. */
