@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -88,6 +88,56 @@ describe('the Slack channel (Socket Mode against a fake Slack)', () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it('acks a redelivery Slack marks as a retry and handles it once', async () => {
+    const { slack, model } = await start();
+    model.script({ text: 'once' }, { text: 'twice?' });
+    const ts = slack.message({ user: OWNER, channel: DM, text: 'hello' });
+    slack.message(
+      { user: OWNER, channel: DM, text: 'hello', ts },
+      { retryAttempt: 1, retryReason: 'timeout' },
+    );
+    await waitFor(() => textsTo(slack, DM).length === 1 && slack.acks.size === 2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(model.requests).toHaveLength(1);
+    expect(textsTo(slack, DM)).toEqual(['once']);
+  });
+
+  it('ignores its own messages and other apps’ posts, even from an allowed id', async () => {
+    const { slack, model } = await start(`    allow_from: [${SLACK_BOT.userId}]`);
+    slack.message({ user: SLACK_BOT.userId, channel: 'D0BOTSELF', text: 'my own reply' });
+    slack.message({ user: OWNER, channel: DM, text: 'posted by an app', bot_id: 'B0OTHER01' });
+    model.script({ text: 'settled' });
+    slack.message({ user: OWNER, channel: DM, text: 'ping' });
+    await waitFor(() => textsTo(slack, DM).includes('settled'));
+    expect(model.requests).toHaveLength(1);
+    expect(JSON.stringify(model.requests[0]!.messages)).not.toMatch(/my own reply|posted by an app/);
+    expect(textsTo(slack, 'D0BOTSELF')).toEqual([]);
+  });
+
+  it('acks and drops malformed envelopes and frames, and keeps answering', async () => {
+    const { slack, model } = await start();
+    slack.frame('not json {');
+    const ids = [
+      slack.envelope('events_api', null),
+      slack.envelope('events_api', { event: null }),
+      slack.envelope('events_api', { event: { type: 'message', user: OWNER, text: 'no channel, no ts' } }),
+      slack.envelope('events_api', {
+        event: { type: 'message', user: STRANGER, channel: 'D0STRANGE', ts: '1.1', text: 42, files: 'x' },
+      }),
+      slack.envelope('interactive', null),
+      slack.envelope('interactive', { type: 'block_actions', user: { id: OWNER }, actions: 'all' }),
+      slack.envelope('interactive', { type: 'block_actions', actions: [{ action_id: 'wa:once:zzzzzz' }] }),
+      slack.envelope('interactive', { type: 'block_actions', user: { id: OWNER }, actions: [null, {}] }),
+      slack.envelope('slash_commands', { command: '/wren' }),
+    ];
+    model.script({ text: 'still here' });
+    slack.message({ user: OWNER, channel: DM, text: 'ping' });
+    await waitFor(() => textsTo(slack, DM).includes('still here'));
+    await waitFor(() => ids.slice(2).every((id) => slack.acks.has(id)));
+    expect(model.requests).toHaveLength(1);
+    expect(slack.sent('chat.postEphemeral')).toEqual([]);
+  });
+
   it('answers a mention in a listed channel in a thread, ignores the rest of the channel', async () => {
     const { slack, model } = await start('    groups: [C0TEAM001]');
     model.script({ text: 'threaded answer' });
@@ -160,6 +210,44 @@ describe('the Slack channel (Socket Mode against a fake Slack)', () => {
     slack.message({ user: OWNER, channel: DM, text: 'still there?' });
     await waitFor(() => textsTo(slack, DM).includes('back'));
   }, 30_000);
+
+  it('stops cleanly: the socket closes and nothing reconnects, also when stopped mid-reconnect', async () => {
+    const first = await start();
+    expect(first.slack.openSockets()).toBe(1);
+    await first.app.close(1000);
+    await waitFor(() => first.slack.openSockets() === 0);
+    const second = await start();
+    second.slack.disconnect();
+    await waitFor(() => state(second.app) === 'reconnecting');
+    const opened = second.slack.connections();
+    await second.app.close(1000);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(second.slack.connections()).toBe(opened);
+    expect(second.slack.openSockets()).toBe(0);
+    expect(first.slack.connections()).toBe(1);
+  });
+
+  it('uploads a file the model sends into the conversation’s thread', async () => {
+    const { app, slack, model } = await start('    groups: [C0TEAM001]');
+    const report = '# Weekly report\nAll good.';
+    writeFileSync(join(app.config().workspace, 'report.md'), report);
+    model.script(
+      { toolCalls: [{ name: 'send_file', arguments: { path: 'report.md', caption: 'here it is' } }] },
+      { text: 'Sent.' },
+    );
+    const ts = slack.message({
+      user: OWNER,
+      channel: 'C0TEAM001',
+      text: `<@${SLACK_BOT.userId}> the report?`,
+    });
+    const done = await slack.waitFor((call) => call.method === 'files.completeUploadExternal');
+    expect(done.body['channel_id']).toBe('C0TEAM001');
+    expect(done.body['thread_ts']).toBe(ts);
+    await waitFor(() => slack.uploads()[0]?.bytes !== 0);
+    expect(slack.uploads()).toEqual([{ filename: 'report.md', bytes: expect.any(Number) }]);
+    expect(slack.uploads()[0]!.bytes).toBeGreaterThanOrEqual(report.length);
+    await waitFor(() => textsTo(slack, 'C0TEAM001').includes('Sent.'));
+  });
 
   it('asks a held call with buttons: a stranger’s click changes nothing, the owner’s runs it', async () => {
     const { app, slack, model } = await start();

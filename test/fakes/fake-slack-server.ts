@@ -1,7 +1,8 @@
 /**
  * A fake Slack on 127.0.0.1 for channel tests: the Web API (`POST /api/<method>`, form or JSON bodies, bearer
- * tokens, `{ok: …}` answers, 429 with `Retry-After`) and the Socket Mode WebSocket that
- * `apps.connections.open` points to (`hello`, event envelopes, acks by `envelope_id`).
+ * tokens, `{ok: …}` answers, 429 with `Retry-After`, file uploads through `files.getUploadURLExternal`, the
+ * upload URL it names and `files.completeUploadExternal`) and the Socket Mode WebSocket that
+ * `apps.connections.open` points to (`hello`, event envelopes with `retry_attempt`, acks by `envelope_id`).
  *
  * ```ts
  * const slack = await startFakeSlack({ botToken: 'xoxb-1', appToken: 'xapp-1' });
@@ -34,6 +35,8 @@ export async function startFakeSlack(options: { botToken: string; appToken: stri
   /** Private file downloads by path (`/files-pri/<name>`, bot token required), and every path asked for. */
   const files = new Map<string, Buffer>();
   const fileRequests: string[] = [];
+  /** Bytes posted to upload URLs, by the file id `files.getUploadURLExternal` gave out. */
+  const uploads = new Map<string, { filename: string; bytes: number }>();
 
   const readBody = async (request: IncomingMessage): Promise<Record<string, unknown>> => {
     const chunks: Buffer[] = [];
@@ -55,6 +58,13 @@ export async function startFakeSlack(options: { botToken: string; appToken: stri
         if (request.headers.authorization !== `Bearer ${options.botToken}` || !bytes)
           return void response.writeHead(404).end();
         return void response.writeHead(200, { 'content-length': bytes.length }).end(bytes);
+      }
+      const upload = /^\/upload\/(F\w+)$/.exec(request.url ?? '')?.[1];
+      if (upload && uploads.has(upload) && request.method === 'POST') {
+        let bytes = 0;
+        for await (const chunk of request) bytes += (chunk as Buffer).length;
+        uploads.get(upload)!.bytes = bytes;
+        return void response.writeHead(200).end(`OK - ${bytes}`);
       }
       const method = /^\/api\/([\w.]+)/.exec(request.url ?? '')?.[1];
       const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -101,6 +111,17 @@ export async function startFakeSlack(options: { botToken: string; appToken: stri
           return json(200, { ok: true, channel: body['channel'], ts: body['ts'] });
         case 'chat.postEphemeral':
           return json(200, { ok: true, message_ts: nextTs() });
+        case 'files.getUploadURLExternal': {
+          const fileId = `F${uploads.size + 1}`;
+          uploads.set(fileId, { filename: String(body['filename']), bytes: 0 });
+          return json(200, {
+            ok: true,
+            file_id: fileId,
+            upload_url: `http://127.0.0.1:${port}/upload/${fileId}`,
+          });
+        }
+        case 'files.completeUploadExternal':
+          return json(200, { ok: true, files: body['files'] });
         default:
           return json(200, { ok: true });
       }
@@ -126,15 +147,17 @@ export async function startFakeSlack(options: { botToken: string; appToken: stri
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
 
-  const send = (type: string, payload: Record<string, unknown>) => {
+  /** Slack redelivers an envelope that was not acked in time, with `retry_attempt` counting up. */
+  type Delivery = { retryAttempt?: number; retryReason?: string };
+  const send = (type: string, payload: unknown, delivery: Delivery = {}) => {
     const id = `env-${++envelope}`;
     const frame = JSON.stringify({
       envelope_id: id,
       type,
       payload,
       accepts_response_payload: false,
-      retry_attempt: 0,
-      retry_reason: '',
+      retry_attempt: delivery.retryAttempt ?? 0,
+      retry_reason: delivery.retryReason ?? '',
     });
     for (const socket of sockets) socket.send(frame);
     return id;
@@ -145,6 +168,16 @@ export async function startFakeSlack(options: { botToken: string; appToken: stri
     calls,
     acks,
     connections: () => connections,
+    /** Socket Mode connections open right now. */
+    openSockets: () => sockets.size,
+    /** Files uploaded through the upload URLs: name and bytes received. */
+    uploads: () => [...uploads.values()],
+    /** Any envelope (hostile ones too); returns its envelope id. */
+    envelope: (type: string, payload: unknown) => send(type, payload),
+    /** A raw text frame on every socket (not even JSON, if so wanted). */
+    frame(text: string): void {
+      for (const socket of sockets) socket.send(text);
+    },
     sent: (method = 'chat.postMessage') => calls.filter((call) => call.method === method),
     /** File paths downloaded (or tried) at `/files-pri/…`, in order. */
     fileRequests: () => [...fileRequests],
@@ -155,30 +188,38 @@ export async function startFakeSlack(options: { botToken: string; appToken: stri
       return { name, mimetype, size, url_private_download: `http://127.0.0.1:${port}${path}` };
     },
     /** A message event (`channel` D… for a DM); returns its ts. */
-    message(event: {
-      user: string;
-      channel: string;
-      text: string;
-      ts?: string;
-      thread_ts?: string;
-      channel_type?: string;
-      files?: Array<{ name: string; mimetype: string; size: number; url_private_download: string }>;
-    }): string {
+    message(
+      event: {
+        user: string;
+        channel: string;
+        text: string;
+        ts?: string;
+        thread_ts?: string;
+        channel_type?: string;
+        bot_id?: string;
+        files?: Array<{ name: string; mimetype: string; size: number; url_private_download: string }>;
+      },
+      delivery: Delivery = {},
+    ): string {
       const messageTs = event.ts ?? nextTs();
-      send('events_api', {
-        token: 'x',
-        team_id: SLACK_BOT.teamId,
-        api_app_id: 'A0001',
-        type: 'event_callback',
-        event_id: `Ev${messageTs}`,
-        event_time: Math.floor(Date.now() / 1000),
-        event: {
-          type: 'message',
-          channel_type: event.channel_type ?? (event.channel.startsWith('D') ? 'im' : 'channel'),
-          ...event,
-          ts: messageTs,
+      send(
+        'events_api',
+        {
+          token: 'x',
+          team_id: SLACK_BOT.teamId,
+          api_app_id: 'A0001',
+          type: 'event_callback',
+          event_id: `Ev${messageTs}`,
+          event_time: Math.floor(Date.now() / 1000),
+          event: {
+            type: 'message',
+            channel_type: event.channel_type ?? (event.channel.startsWith('D') ? 'im' : 'channel'),
+            ...event,
+            ts: messageTs,
+          },
         },
-      });
+        delivery,
+      );
       return messageTs;
     },
     /** A click on a Block Kit button with `actionId` by `user`. */
