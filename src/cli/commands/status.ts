@@ -18,6 +18,7 @@ import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 import { wren } from '../wren-command.js';
 import { mcpServerStatuses } from './mcp.js';
+import { serviceCheck } from './service.js';
 
 /** What the running gateway reports of itself (`GET /api/status`), as far as status shows it. */
 interface LiveStatus {
@@ -149,9 +150,12 @@ async function statusOf(options: { home: string; json?: boolean }): Promise<numb
     const gateway = await gatewayState(options.home);
     const startOfDay = new Date();
     startOfDay.setHours(0, 0, 0, 0);
+    const service = serviceCheck(options.home);
     const status = {
       home: options.home,
       gateway,
+      /** The systemd unit or launchd agent (`wren service`); null where neither exists. */
+      service: service ? { status: service.status, message: service.message } : null,
       models: resolveEndpoints(config).map(({ name, protocol, model, baseUrl, tags, priority, enabled }) => ({
         name,
         protocol,
@@ -211,6 +215,7 @@ function printGateway(gateway: Awaited<ReturnType<typeof gatewayState>>): void {
 function printStatus(status: {
   home: string;
   gateway: Awaited<ReturnType<typeof gatewayState>>;
+  service: { status: string; message: string } | null;
   models: Array<{
     name: string;
     protocol: string;
@@ -232,6 +237,7 @@ function printStatus(status: {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`home      ${status.home}`);
   printGateway(status.gateway);
+  if (status.service) out(`service   ${status.service.message}`);
   if (status.models.length === 0) out(`models    none configured: run \`${wren()} onboard\``);
   for (const model of status.models) {
     out(
