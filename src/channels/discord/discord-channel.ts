@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import type { API, Client } from '@discordjs/core';
 import type { WebSocketManager } from '@discordjs/ws';
 import {
-  type APIAttachment,
   type APIInteraction,
   type APIUser,
   ApplicationCommandOptionType,
@@ -14,7 +13,6 @@ import {
   type GatewayMessageCreateDispatchData,
   InteractionType,
   MessageFlags,
-  MessageType,
 } from 'discord-api-types/v10';
 import type { ApprovalRequest, Attachment } from '../../bus/messages.js';
 import {
@@ -23,12 +21,10 @@ import {
   APPROVAL_LABELS as LABELS,
   parseApprovalButton,
 } from '../approval-text.js';
-import { fetchCapped } from '../fetch-capped.js';
-import { IMAGE_MEDIA_TYPES as IMAGE_TYPES } from '../image-type.js';
-import type { PlatformFile } from '../inbound-files.js';
 import { PlatformChannel } from '../platform-channel.js';
 import { type AdapterOptions, platformOptions } from '../platform-options.js';
 import type { DiscordConfig } from './discord-config.js';
+import { isSpoken, lazyFile, tagOf, userOf } from './discord-message.js';
 import { DiscordThreads } from './discord-threads.js';
 
 /** Nobody is pinged by what Wren writes, whatever the model put in the text. */
@@ -39,14 +35,6 @@ const INTENTS =
   GatewayIntentBits.GuildMessages |
   GatewayIntentBits.DirectMessages |
   GatewayIntentBits.MessageContent;
-
-/** What people write (a system message — a join, a pin — is not). */
-const SPOKEN: ReadonlySet<number> = new Set([
-  MessageType.Default,
-  MessageType.Reply,
-  MessageType.ChatInputCommand,
-  MessageType.ContextMenuCommand,
-]);
 
 /** Gateway close codes retrying cannot fix, with what to do about them. */
 const FATAL_CLOSE: Readonly<Record<number, string>> = {
@@ -115,8 +103,11 @@ export class DiscordChannel extends PlatformChannel<ShownApproval> {
     this.attachPlatform();
     this.setState('starting');
     try {
+      const connecting = gateway.connect();
+      // Left behind when the race below is lost (a fatal close, a stop): its end no longer matters.
+      connecting.catch(() => {});
       await Promise.race([
-        gateway.connect(),
+        connecting,
         new Promise<never>((_, reject) => {
           this.abandonStart = reject;
         }),
@@ -194,7 +185,7 @@ export class DiscordChannel extends PlatformChannel<ShownApproval> {
 
   private async onMessage(message: GatewayMessageCreateDispatchData): Promise<void> {
     const me = this.me;
-    if (!me || message.author.bot || !SPOKEN.has(message.type)) return;
+    if (!me || message.author.bot || !isSpoken(message.type)) return;
     this.remember(message.channel_id, message.channel_id);
     const direct = message.guild_id === undefined;
     const mentioned = message.mentions.some((user) => user.id === me);
@@ -369,28 +360,6 @@ export class DiscordChannel extends PlatformChannel<ShownApproval> {
       allowed_mentions: NO_MENTIONS,
     });
   }
-}
-
-/** Who ran an interaction: `member.user` in a guild, `user` in a DM. */
-function userOf(interaction: APIInteraction): APIUser {
-  return (interaction.member?.user ?? interaction.user)!;
-}
-
-/** `name` for the new unique usernames, `name#1234` for the old ones (as Discord shows them). */
-function tagOf(user: APIUser): string {
-  return user.discriminator === '0' ? user.username : `${user.username}#${user.discriminator}`;
-}
-
-/** A Discord attachment as a file the base may fetch (from the CDN URL Discord gave) once admitted. */
-function lazyFile(file: APIAttachment): PlatformFile {
-  const type = file.content_type ?? '';
-  return {
-    kind: type.startsWith('audio/') ? 'voice' : IMAGE_TYPES.has(type) ? 'image' : 'file',
-    name: file.filename,
-    size: file.size,
-    describe: `a voice message (${file.filename})`,
-    download: (maxBytes) => fetchCapped(file.url, maxBytes),
-  };
 }
 
 function fatalReason(error: unknown): string {
