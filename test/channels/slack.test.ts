@@ -298,6 +298,39 @@ describe('the Slack channel (Socket Mode against a fake Slack)', () => {
     expect(JSON.stringify(app.status('t'))).not.toContain(BOT_TOKEN);
   });
 
+  it('fails with the reason when Slack refuses the app-level token, and never shows it', async () => {
+    const slack = await startFakeSlack({ botToken: BOT_TOKEN, appToken: 'xapp-other' });
+    cleanups.push(() => slack.close());
+    const home = makeHome(
+      `channels:\n  slack:\n    bot_token: \${SLACK_BOT_TOKEN}\n    app_token: \${SLACK_APP_TOKEN}\n    owner: [${OWNER}]\n    api_url: ${slack.apiUrl}\n`,
+    );
+    const app = await createApp({
+      home,
+      model: new ScriptedModel(),
+      probeLocalModels: false,
+      channels: true,
+      env: { PATH: process.env['PATH'], SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: APP_TOKEN },
+    });
+    cleanups.push(() => app.close(1000));
+    await waitFor(() => state(app) === 'failed');
+    expect(app.channels.status().find((item) => item.name === 'slack')!.detail).toContain(
+      'Slack refused a token (invalid_auth)',
+    );
+    expect(slack.calls.filter((call) => call.method === 'apps.connections.open')).toHaveLength(1);
+    expect(JSON.stringify(app.status('t'))).not.toContain(APP_TOKEN);
+  });
+
+  it('keeps trying while Slack is unreachable, and still stops', async () => {
+    const { app, slack } = await start();
+    await slack.close();
+    await waitFor(() => state(app) === 'reconnecting');
+    const detail = () => app.channels.status().find((item) => item.name === 'slack')!.detail ?? '';
+    await waitFor(() => detail() !== 'the connection closed');
+    expect(state(app)).toBe('reconnecting');
+    expect(detail()).not.toContain(BOT_TOKEN);
+    await app.close(1000);
+  });
+
   it('never downloads a stranger’s files, and nothing lands in the inbox', async () => {
     const { app, slack, model } = await start();
     for (let index = 0; index < 4; index++)
