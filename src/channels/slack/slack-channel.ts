@@ -94,6 +94,8 @@ export class SlackChannel extends PlatformChannel<ShownApproval> {
       import('@slack/socket-mode'),
       import('@slack/web-api'),
     ]);
+    // Stopped while the SDK loaded: attaching now would outlive the stop.
+    if (this.controller.signal.aborted) return;
     const logger: Logger = {
       ...quiet,
       error: (...parts: unknown[]) => this.slack.onError?.(new Error(parts.map(String).join(' '))),
