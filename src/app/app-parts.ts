@@ -16,8 +16,8 @@ export interface AppParts {
   watcher: ConfigWatcher | undefined;
   gateways: readonly ServedGateway[];
   configError: () => string | undefined;
-  /** Releases what the app holds beyond its parts (redaction hook, home lock, log flush). */
-  release: () => void;
+  /** Releases what the app holds beyond its parts (redaction hook, home lock, its log file). */
+  release: () => Promise<void>;
 }
 
 function memoryMb(): Record<string, number> {
@@ -72,5 +72,5 @@ export async function closeApp(parts: AppParts, graceMs: number): Promise<void> 
   // A sandbox probe still running at exit would be left as a zombie for init to reap.
   await stopSandboxProbes();
   parts.stores.close();
-  parts.release();
+  await parts.release();
 }

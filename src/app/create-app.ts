@@ -18,7 +18,7 @@ import { createOwnerServices, type OwnerServices } from '../services/owner-servi
 import { acquireHomeLock } from '../store/home-lock.js';
 import { openStoresAt, upgradeNotice } from '../store/open-stores.js';
 import { sweepOrphans } from '../tools/exec/sweep-orphans.js';
-import { createLogger, type Logger } from '../util/logger.js';
+import { closeLogger, createLogger, type Logger } from '../util/logger.js';
 import { type AppParts, appStatus, closeApp } from './app-parts.js';
 import { createBuiltInRegistry, registerWebTools, secretValues } from './built-in-registry.js';
 import { configuredChannels } from './configured-channels.js';
@@ -76,7 +76,19 @@ async function openAppHome(options: AppOptions, timezone: () => string) {
         logger.info({ from: upgrade.from, to: upgrade.to, backup: upgrade.backup }, 'database upgraded');
       },
     });
-    return { home, env, madePrivate, upgraded, redactor, logger, fallback, lock, stores, config };
+    return {
+      home,
+      env,
+      madePrivate,
+      upgraded,
+      redactor,
+      logger,
+      ownsLogger: !options.logger,
+      fallback,
+      lock,
+      stores,
+      config,
+    };
   } catch (error) {
     lock?.release();
     throw error;
@@ -349,10 +361,12 @@ function assembleApp(built: {
     watcher: built.watcher,
     gateways,
     configError: () => live.error,
-    release: () => {
+    release: async () => {
       models.stopRedaction();
       opened.lock?.release();
-      opened.logger.flush?.();
+      // A logger the caller gave stays theirs; the app's own is written out and its file closed.
+      if (opened.ownsLogger) await closeLogger(opened.logger);
+      else opened.logger.flush?.();
     },
   };
   return app;

@@ -68,7 +68,7 @@ describe('createLogger', () => {
 
   it('rotates an oversized wren.log left by an earlier run before writing to it', async () => {
     const home = tempHome();
-    createLogger(home, { level: 'info', maxBytes: 1024, keep: 2 });
+    await closeLogger(createLogger(home, { level: 'info', maxBytes: 1024, keep: 2 }));
     writeFileSync(join(home, 'logs', 'wren.log'), `${'{"old":true}\n'.repeat(200)}`);
     const logger = createLogger(home, { level: 'info', maxBytes: 1024, keep: 2 });
     logger.info('fresh');
