@@ -52,9 +52,13 @@ export async function slackSocketSession(
   });
   client.on('slack_event', (raw: RawEnvelope) => void deliver(raw, options));
   const closed = new Promise<void>((resolve) => client.once('disconnected', () => resolve()));
-  const aborted = new Promise<void>((resolve) =>
-    signal.addEventListener('abort', () => resolve(), { once: true }),
-  );
+  // Removed when the session ends: the channel's signal outlives every reconnect.
+  let onAbort = () => {};
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = () => resolve();
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
   const started = client.start().catch((error: unknown) => {
     throw error ?? lastError ?? new Error('the Socket Mode connection closed before Slack said hello');
   });
@@ -69,6 +73,7 @@ export async function slackSocketSession(
     connected();
     await Promise.race([closed, aborted]);
   } finally {
+    signal.removeEventListener('abort', onAbort);
     await client.disconnect();
   }
 }
