@@ -1,15 +1,14 @@
-import type { OutboxKind, OutboxPayload, OutboxRun } from '../store/outbox-repository.js';
+import type { OutboxKind, OutboxPayload } from '../store/outbox-repository.js';
 import type { OutboxStore } from '../store/ports.js';
 import type { TaskOutcome, TaskRunner } from './run-executor.js';
 import type { DueSource } from './scheduler.js';
+import { slotKey, slotSource } from './slot-source.js';
 
 /** The outbox kind of scheduled backups. */
 export const BACKUP_KIND: OutboxKind = 'backup';
 
 /** The outbox key of one backup slot: `backup:<ISO start of the slot>`. */
-export function backupKey(slot: number): string {
-  return `backup:${new Date(slot).toISOString()}`;
-}
+export const backupKey = (slot: number): string => slotKey('backup', slot);
 
 const PAYLOAD: OutboxPayload = {
   title: 'Backup',
@@ -27,42 +26,18 @@ export interface BackupSourceDeps {
 }
 
 /**
- * Scheduled backups as a `DueSource` named `backup`. Time is cut into slots of `backup.every` (slot =
- * floor(now / every) × every); each slot is claimed once, under `backup:<slot>`, so two ticks or two
- * processes back up a slot once. After downtime the current slot runs (late slots are not caught up one by
- * one: one fresh backup is what is wanted). Off (claims and queries nothing) while `every` is unset.
+ * Scheduled backups as a `DueSource` named `backup`: one per slot of `backup.every`, claimed under
+ * `backup:<slot>` (see slotSource); off while `every` is unset.
  */
 export function backupSource(deps: BackupSourceDeps): DueSource {
-  /** The slot last claimed (or found claimed) by this process: each tick after it costs no write. */
-  let handled: number | undefined;
-  return {
+  return slotSource({
     name: 'backup',
-    claimDue(now): OutboxRun[] {
-      const every = deps.everyMs();
-      if (!every) return [];
-      const slot = now - (now % every);
-      if (slot === handled) return [];
-      handled = slot;
-      const run = deps.outbox.claim(
-        {
-          sourceKey: backupKey(slot),
-          kind: BACKUP_KIND,
-          ref: 'home',
-          dueAt: slot,
-          late: false,
-          payload: PAYLOAD,
-        },
-        () => {},
-      );
-      return run ? [run] : [];
-    },
-    nextDue(now) {
-      const every = deps.everyMs();
-      if (!every) return undefined;
-      const slot = now - (now % every);
-      return slot === handled ? slot + every : slot;
-    },
-  };
+    kind: BACKUP_KIND,
+    ref: 'home',
+    payload: PAYLOAD,
+    everyMs: deps.everyMs,
+    outbox: deps.outbox,
+  });
 }
 
 /** What a scheduled backup needs of the backup service (services/backup-service.ts). */

@@ -1,11 +1,12 @@
 import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RetentionConfig } from '../config/operations-config.js';
-import type { OutboxKind, OutboxPayload, OutboxRun } from '../store/outbox-repository.js';
+import type { OutboxKind, OutboxPayload } from '../store/outbox-repository.js';
 import type { OutboxStore } from '../store/ports.js';
 import type { PruneResult, RetentionStore } from '../store/retention-repository.js';
 import type { TaskOutcome, TaskRunner } from './run-executor.js';
 import type { DueSource } from './scheduler.js';
+import { slotKey, slotSource } from './slot-source.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -13,9 +14,7 @@ const DAY = 24 * 60 * 60 * 1000;
 export const RETENTION_KIND: OutboxKind = 'retention';
 
 /** The outbox key of one day's prune: `retention:<ISO start of the UTC day>`. */
-export function retentionKey(slot: number): string {
-  return `retention:${new Date(slot).toISOString()}`;
-}
+export const retentionKey = (slot: number): string => slotKey('retention', slot);
 
 /** Where the exec tool saves the full output of commands, inside the workspace. */
 export const EXEC_LOG_DIR = join('.wren', 'exec');
@@ -33,39 +32,20 @@ const keepsAll = (ages: RetentionConfig) =>
   ages.messagesMs <= 0 && ages.outboxMs <= 0 && ages.auditMs <= 0 && ages.feedMs <= 0 && ages.execLogMs <= 0;
 
 /**
- * Retention as a `DueSource` named `retention`: one prune per UTC day, claimed under `retention:<day>` so two
- * ticks or two processes prune a day once. A day missed while Wren was down is pruned at the first tick
- * after (late); older missed days are not caught up — one prune covers them. Claims nothing while every age
- * is 0 (keep everything). The run is a `task` (`retentionTask`), not a turn: no model is called.
+ * Retention as a `DueSource` named `retention`: one prune per UTC day, claimed under `retention:<day>` (see
+ * slotSource); a day missed while Wren was down is pruned at the first tick after, older missed days are
+ * not caught up — one prune covers them. Claims nothing while every age is 0 (keep everything). The run is
+ * a `task` (`retentionTask`), not a turn: no model is called.
  */
 export function retentionSource(deps: { config: () => RetentionConfig; outbox: OutboxStore }): DueSource {
-  /** The day last claimed (or found claimed) by this process: each tick after it costs no write. */
-  let handled: number | undefined;
-  return {
+  return slotSource({
     name: 'retention',
-    claimDue(now): OutboxRun[] {
-      const slot = now - (now % DAY);
-      if (slot === handled || keepsAll(deps.config())) return [];
-      handled = slot;
-      const run = deps.outbox.claim(
-        {
-          sourceKey: retentionKey(slot),
-          kind: RETENTION_KIND,
-          ref: 'database',
-          dueAt: slot,
-          late: false,
-          payload: PAYLOAD,
-        },
-        () => {},
-      );
-      return run ? [run] : [];
-    },
-    nextDue(now) {
-      if (keepsAll(deps.config())) return undefined;
-      const slot = now - (now % DAY);
-      return slot === handled ? slot + DAY : undefined;
-    },
-  };
+    kind: RETENTION_KIND,
+    ref: 'database',
+    payload: PAYLOAD,
+    everyMs: () => (keepsAll(deps.config()) ? undefined : DAY),
+    outbox: deps.outbox,
+  });
 }
 
 export interface RetentionTaskDeps {

@@ -1,21 +1,11 @@
 import type { AgentEvent, ApprovalEvent, ApprovalRequest, OutboundMessage } from '../../bus/messages.js';
+import type { TurnSegment } from '../../gateway/api-types.js';
 
 /** How a turn of the API ended (or that it has not). `stopped`: cancelled (Stop, `/stop`, a client gone). */
 export type TurnState = 'running' | 'done' | 'error' | 'stopped';
 
-export type TurnSegment =
-  | { type: 'text'; text: string }
-  | {
-      type: 'tool';
-      id: string;
-      name: string;
-      hint: string;
-      /** As the model wrote them; not redacted here (whoever shows a segment redacts it). */
-      args?: string;
-      running: boolean;
-      isError?: boolean;
-      preview?: string;
-    };
+/** A part of a turn's reply, as the API shows it; tool hints and arguments are not redacted here (whoever shows a segment redacts it). */
+export type { TurnSegment };
 
 /** Everything a client needs to show a turn it was not watching from the start. */
 export interface TurnSnapshot {
