@@ -126,7 +126,7 @@ export function serviceTarget(
   if (access.platform === 'darwin') return launchdTarget(spec, access);
   const manual = [`WREN_HOME=${spec.home}`, ...startCommand(spec)].join(' ');
   throw new ServiceError(
-    `wren service supports Linux (systemd) and macOS (launchd), not ${access.platform}. Run Wren with your ` +
+    `Running as a service is supported on Linux (systemd) and macOS (launchd), not ${access.platform}. Run Wren with your ` +
       `system's own service manager or task scheduler, using this command:\n  ${manual}`,
   );
 }
