@@ -172,20 +172,27 @@ export async function signOut(): Promise<void> {
   }
 }
 
+/** The file name of a `Content-Disposition: attachment; filename="…"` header, if it names one. */
+function attachmentName(response: Response): string | undefined {
+  return /filename="([^"/\\]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1];
+}
+
 /**
- * Downloads a file of `GET /api/files/…` (a plain link cannot send the session key): fetched, then handed to
- * the browser as a download of a local blob.
+ * Downloads a file of `GET /api/files/…` or `GET /api/backup` (a plain link cannot send the session key):
+ * fetched, then handed to the browser as a download of a local blob, named `name` or else as the gateway
+ * names it.
  */
-export async function downloadFile(url: string, name: string): Promise<void> {
+export async function downloadFile(url: string, name?: string): Promise<void> {
   const response = await send('GET', url);
   if (!response.ok) {
     noteUnauthorized(response.status);
     throw await errorOf(response);
   }
+  const saveAs = (name ?? attachmentName(response) ?? '').split('/').at(-1) || 'download';
   const blob = URL.createObjectURL(await response.blob());
   const link = document.createElement('a');
   link.href = blob;
-  link.download = name.split('/').at(-1) || 'download';
+  link.download = saveAs;
   link.click();
   setTimeout(() => URL.revokeObjectURL(blob), 60_000);
 }

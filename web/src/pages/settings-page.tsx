@@ -6,6 +6,7 @@ import { errorText } from '../state';
 import type { Status } from '../types';
 import { AboutSection } from './settings/about-section';
 import { AppearanceSection } from './settings/appearance-section';
+import { BackupSection } from './settings/backup-section';
 import { ChannelsSection } from './settings/channels-section';
 import { McpSection } from './settings/mcp-section';
 import { ModelsSection } from './settings/models-section';
@@ -41,6 +42,7 @@ export function SettingsPage() {
       <ModelsSection />
       <ChannelsSection status={status} />
       <McpSection />
+      <BackupSection />
       <AboutSection status={status} />
     </div>
   );
