@@ -23,7 +23,16 @@ const SAMPLE_CHARS = 2_048;
 type CountTokens = (text: string) => number;
 let countTokens: CountTokens | undefined;
 
-type Encoding = { countTokens: (text: string, options: { disallowedSpecial: Set<string> }) => number };
+type Encoding = {
+  countTokens: (text: string, options: { disallowedSpecial: Set<string> }) => number;
+  setMergeCacheSize(size: number): void;
+};
+
+/**
+ * Words whose merges the encoder remembers. Its default (100,000) lets a gateway that reads months of varied
+ * text keep ~10 MB of cached merges; the common words of a conversation fit in far fewer.
+ */
+const MERGE_CACHE_WORDS = 5_000;
 
 /** The ranks file `npm run build` writes next to the built estimator (see scripts/build-ranks.mjs). */
 const RANKS_FILE = new URL('./cl100k_base.ranks.json', import.meta.url);
@@ -58,6 +67,7 @@ function encoder(): CountTokens {
     } catch {
       encoding = createRequire(import.meta.url)('gpt-tokenizer/cjs/encoding/cl100k_base') as Encoding;
     }
+    encoding.setMergeCacheSize(MERGE_CACHE_WORDS);
     // Treat `<|endoftext|>` and friends in user text as plain text instead of throwing.
     const options = { disallowedSpecial: new Set<string>() };
     countTokens = (text) => encoding.countTokens(text, options);
