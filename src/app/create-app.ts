@@ -14,11 +14,13 @@ import { EndpointPool } from '../llm/endpoint-pool.js';
 import { findLocalEndpoint } from '../llm/find-local-endpoint.js';
 import type { Usage } from '../llm/types.js';
 import { createMcpManager, type McpManager } from '../mcp/mcp-manager.js';
+import { type BackupService, createBackupService } from '../services/backup-service.js';
 import { createOwnerServices, type OwnerServices } from '../services/owner-services.js';
 import { acquireHomeLock } from '../store/home-lock.js';
 import { openStoresAt, upgradeNotice } from '../store/open-stores.js';
 import { sweepOrphans } from '../tools/exec/sweep-orphans.js';
 import { closeLogger, createLogger, type Logger } from '../util/logger.js';
+import { wrenVersion } from '../util/wren-version.js';
 import { type AppParts, appStatus, closeApp } from './app-parts.js';
 import { createBuiltInRegistry, registerWebTools, secretValues } from './built-in-registry.js';
 import { configuredChannels } from './configured-channels.js';
@@ -164,6 +166,14 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
   const { home, env, logger, stores } = opened;
   const models = wireModels(opened, options);
   const services = createOwnerServices(stores, serviceContext(config));
+  const backups = createBackupService({
+    home,
+    stores,
+    config,
+    // With the env, so a WREN_GATEWAY_TOKEN pasted into a file keeps that file out too.
+    secrets: () => secretValues(home, config(), env),
+    wrenVersion: wrenVersion(),
+  });
   ensureWorkspaceFiles(config().workspace);
   const registry = createBuiltInRegistry(home, config, { env, redact: (text) => opened.redactor.text(text) });
   const bus = new MessageBus();
@@ -189,6 +199,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     watch: options.watch === true,
     ownerChat: (name) => channels.ownerChat(name),
     model: models.model,
+    backups,
   });
   const platforms = options.channels
     ? configuredChannels({
@@ -227,6 +238,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     config,
     models,
     services,
+    backups,
     registry,
     bus,
     channels,
@@ -303,6 +315,7 @@ function assembleApp(built: {
   config: () => WrenConfig;
   models: ReturnType<typeof wireModels>;
   services: OwnerServices;
+  backups: BackupService;
   registry: ToolRegistry;
   bus: MessageBus;
   channels: ChannelManager;
@@ -325,6 +338,7 @@ function assembleApp(built: {
     sessions: opened.stores.sessions,
     settings: opened.stores.settings,
     services: built.services,
+    backups: built.backups,
     gate: agent.gate,
     memory: agent.memory,
     mcp,

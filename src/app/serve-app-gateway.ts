@@ -15,7 +15,8 @@ import { ConfigError } from '../util/config-error.js';
 import type { ServedGateway, ServeOptions, WrenApp } from './wren-app.js';
 
 /** The paths of the web app's data and settings route groups (owner-data-routes, settings-page-routes), loaded on first use. */
-const LAZY_ROUTES = /^\/api\/(memory|tasks|memos|push|settings|models|mcp|onboarding)(\/|$)|^\/api\/files$/;
+const LAZY_ROUTES =
+  /^\/api\/(memory|tasks|memos|push|settings|models|mcp|onboarding|backup)(\/|$)|^\/api\/files$/;
 
 /** Characters a bearer token may carry (RFC 6750 b64token); anything else could never authenticate. */
 const TOKEN_SHAPE = /^[A-Za-z0-9\-._~+/]+=*$/;

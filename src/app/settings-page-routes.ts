@@ -4,7 +4,6 @@ import { mcpRoutes } from '../gateway/mcp-routes.js';
 import { modelRoutes } from '../gateway/model-routes.js';
 import { onboardingRoutes } from '../gateway/onboarding-routes.js';
 import { settingsRoutes } from '../gateway/settings-routes.js';
-import type { BackupService } from '../services/backup-service.js';
 import type { WrenApp } from './wren-app.js';
 
 /**
@@ -14,7 +13,7 @@ import type { WrenApp } from './wren-app.js';
  * secrets, through the app's backup service, logged by name and size; mounted when the app has one). The
  * gateway mounts them (createGateway's `lazyRoutes`) behind its token check and host guard.
  */
-export function settingsPageRoutes(app: WrenApp & { backups?: Pick<BackupService, 'create'> }): Hono[] {
+export function settingsPageRoutes(app: WrenApp): Hono[] {
   const { home, env, backups } = app;
   const onDownload = (download: { file: string; bytes: number }) =>
     app.logger.info(download, 'backup downloaded over the API');
@@ -29,6 +28,6 @@ export function settingsPageRoutes(app: WrenApp & { backups?: Pick<BackupService
     }),
     mcpRoutes({ home, env, manager: app.mcp, settings: () => app.config().mcp }),
     onboardingRoutes({ home, env, logger: app.logger }),
-    ...(backups ? [backupRoutes({ backups, onDownload })] : []),
+    backupRoutes({ backups, onDownload }),
   ];
 }

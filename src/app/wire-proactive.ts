@@ -5,7 +5,7 @@ import type { MessageBus } from '../bus/message-bus.js';
 import type { MailTrigger } from '../channels/email/email-channel.js';
 import type { WrenConfig } from '../config/wren-config.js';
 import type { ChatModel } from '../llm/types.js';
-import { BACKUP_KIND, backupSource, backupTask } from '../proactive/backup-source.js';
+import { BACKUP_KIND, backupSource, backupTask, type ScheduledBackups } from '../proactive/backup-source.js';
 import { createProactive, type Proactive } from '../proactive/create-proactive.js';
 import { cronSource } from '../proactive/cron-source.js';
 import { goalSource } from '../proactive/goal-source.js';
@@ -18,14 +18,11 @@ import { createCronTool } from '../proactive/tools/cron-tool.js';
 import { createGoalTool } from '../proactive/tools/goal-tool.js';
 import { createReminderTool } from '../proactive/tools/reminder-tool.js';
 import { triggerSource } from '../proactive/trigger-source.js';
-import { createBackupService } from '../services/backup-service.js';
 import { createGoalService } from '../services/goal-service.js';
 import { createJobService } from '../services/job-service.js';
 import { createReminderService } from '../services/reminder-service.js';
 import type { Stores } from '../store/open-stores.js';
 import type { Logger } from '../util/logger.js';
-import { wrenVersion } from '../util/wren-version.js';
-import { secretValues } from './built-in-registry.js';
 import { serviceContext } from './open-home.js';
 import { wireMemoryTidy } from './wire-memory-tidy.js';
 
@@ -43,6 +40,8 @@ export interface ProactiveWiringOptions {
   ownerChat: (channel: string) => string | undefined;
   /** The app's model (the memory tidy asks it directly, like consolidation). */
   model: ChatModel;
+  /** Scheduled backups (`backup.every`) write and prune through it. */
+  backups: ScheduledBackups;
 }
 
 /** The proactive engine as the app uses it. */
@@ -110,15 +109,7 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
     },
     tasks: {
       tidy: tidy.run,
-      [BACKUP_KIND]: backupTask(
-        createBackupService({
-          home,
-          stores,
-          config,
-          secrets: () => secretValues(home, config()),
-          wrenVersion: wrenVersion(),
-        }),
-      ),
+      [BACKUP_KIND]: backupTask(options.backups),
       [RETENTION_KIND]: retentionTask({
         store: stores.retention,
         config: retention,

@@ -10,6 +10,7 @@ import type { ChatModel } from '../llm/types.js';
 import type { McpManager } from '../mcp/mcp-manager.js';
 import type { Memory } from '../memory/create-memory.js';
 import type { Proactive } from '../proactive/create-proactive.js';
+import type { BackupService } from '../services/backup-service.js';
 import type { OwnerServices } from '../services/owner-services.js';
 import type { ConversationStore, SettingsStore } from '../store/ports.js';
 import type { SubagentManager } from '../tools/spawn/subagent-manager.js';
@@ -57,6 +58,8 @@ export interface WrenApp {
   readonly settings: SettingsStore;
   /** The owner's actions on their data (memos, tasks, reminders, goals, pairings …), as every face takes them. */
   readonly services: OwnerServices;
+  /** Archives of the home: `wren backup`'s service over this app's stores (scheduled backups, the Settings download). */
+  readonly backups: BackupService;
   readonly gate: Gate;
   readonly memory: Memory;
   readonly mcp: McpManager;
