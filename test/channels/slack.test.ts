@@ -65,6 +65,24 @@ const textsTo = (slack: FakeSlack, channel: string) =>
     .filter((call) => call.body['channel'] === channel)
     .map((call) => String(call.body['text']));
 
+/** An app whose Slack section holds the real tokens, against a fake Slack that expects others: it fails. */
+async function refusedBy(slack: Awaited<ReturnType<typeof startFakeSlack>>) {
+  cleanups.push(() => slack.close());
+  const home = makeHome(
+    `channels:\n  slack:\n    bot_token: \${SLACK_BOT_TOKEN}\n    app_token: \${SLACK_APP_TOKEN}\n    owner: [${OWNER}]\n    api_url: ${slack.apiUrl}\n`,
+  );
+  const app = await createApp({
+    home,
+    model: new ScriptedModel(),
+    probeLocalModels: false,
+    channels: true,
+    env: { PATH: process.env['PATH'], SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: APP_TOKEN },
+  });
+  cleanups.push(() => app.close(1000));
+  await waitFor(() => state(app) === 'failed');
+  return app;
+}
+
 describe('the Slack channel (Socket Mode against a fake Slack)', () => {
   it('answers the owner in mrkdwn; a stranger gets nothing and costs no model call; events are acked', async () => {
     const { slack, model } = await start();
@@ -279,19 +297,7 @@ describe('the Slack channel (Socket Mode against a fake Slack)', () => {
 
   it('fails with the reason when Slack refuses the token, and never shows the token', async () => {
     const slack = await startFakeSlack({ botToken: 'xoxb-other', appToken: APP_TOKEN });
-    cleanups.push(() => slack.close());
-    const home = makeHome(
-      `channels:\n  slack:\n    bot_token: \${SLACK_BOT_TOKEN}\n    app_token: \${SLACK_APP_TOKEN}\n    owner: [${OWNER}]\n    api_url: ${slack.apiUrl}\n`,
-    );
-    const app = await createApp({
-      home,
-      model: new ScriptedModel(),
-      probeLocalModels: false,
-      channels: true,
-      env: { PATH: process.env['PATH'], SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: APP_TOKEN },
-    });
-    cleanups.push(() => app.close(1000));
-    await waitFor(() => state(app) === 'failed');
+    const app = await refusedBy(slack);
     expect(app.channels.status().find((item) => item.name === 'slack')!.detail).toContain(
       'Slack refused a token',
     );
@@ -300,19 +306,7 @@ describe('the Slack channel (Socket Mode against a fake Slack)', () => {
 
   it('fails with the reason when Slack refuses the app-level token, and never shows it', async () => {
     const slack = await startFakeSlack({ botToken: BOT_TOKEN, appToken: 'xapp-other' });
-    cleanups.push(() => slack.close());
-    const home = makeHome(
-      `channels:\n  slack:\n    bot_token: \${SLACK_BOT_TOKEN}\n    app_token: \${SLACK_APP_TOKEN}\n    owner: [${OWNER}]\n    api_url: ${slack.apiUrl}\n`,
-    );
-    const app = await createApp({
-      home,
-      model: new ScriptedModel(),
-      probeLocalModels: false,
-      channels: true,
-      env: { PATH: process.env['PATH'], SLACK_BOT_TOKEN: BOT_TOKEN, SLACK_APP_TOKEN: APP_TOKEN },
-    });
-    cleanups.push(() => app.close(1000));
-    await waitFor(() => state(app) === 'failed');
+    const app = await refusedBy(slack);
     expect(app.channels.status().find((item) => item.name === 'slack')!.detail).toContain(
       'Slack refused a token (invalid_auth)',
     );
