@@ -300,4 +300,35 @@ describe('Scheduler loop', () => {
     expect(asked).toBeGreaterThanOrEqual(10);
     expect(asked).toBeLessThanOrEqual(12);
   });
+
+  it('wakes for housekeeping but shows the owner only what they scheduled as next due', async () => {
+    const clock = new FakeClock(Date.parse('2026-09-01T10:00:00Z'));
+    const start = clock.now();
+    const source = (name: string, at: number, housekeeping?: boolean): DueSource => ({
+      name,
+      claimDue: () => [],
+      nextDue: () => at,
+      ...(housekeeping ? { housekeeping } : {}),
+    });
+    const shown: Array<number | undefined> = [];
+    const loop = new Scheduler({
+      sources: [source('backup', start + 60_000, true), source('reminders', start + 3_600_000)],
+      executor: {
+        run: async () => {},
+        deliver: async () => {},
+        nextDelivery: () => undefined,
+        unfinished: () => [],
+      },
+      clock: clock.now,
+      timers: clock,
+      maxSleepMs: 24 * 3_600_000,
+      onNextDue: (at) => shown.push(at),
+    });
+    cleanups.push(() => loop.stop());
+    loop.start();
+    await loop.idle();
+    expect(shown).toEqual([start + 3_600_000]);
+    expect(loop.nextWake()).toBe(start + 60_000);
+    expect(loop.nextDue()).toBe(start + 60_000);
+  });
 });

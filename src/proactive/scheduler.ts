@@ -11,6 +11,11 @@ export interface DueSource {
   claimDue(now: number): OutboxRun[];
   /** When something of this source is next due, if known (the wake timer uses the earliest). */
   nextDue(now: number): number | undefined;
+  /**
+   * Runs nobody asked for by name (scheduled backups, retention): the wake timer counts them, but the next-due
+   * time the owner is shown (onNextDue) does not, so "next" stays the next reminder, job or check.
+   */
+  readonly housekeeping?: boolean;
 }
 
 /** Executes claimed runs and sends their deliveries; the scheduler only decides when. */
@@ -143,9 +148,12 @@ export class Scheduler {
   }
 
   /** When the earliest scheduled item (or retried delivery) is due; undefined when nothing is scheduled. */
-  nextDue(now = this.clock()): number | undefined {
+  nextDue(now = this.clock(), options: { housekeeping?: boolean } = {}): number | undefined {
+    const sources = this.options.sources.filter(
+      (source) => options.housekeeping !== false || !source.housekeeping,
+    );
     const candidates = [
-      ...this.options.sources.map((source) => source.nextDue(now)),
+      ...sources.map((source) => source.nextDue(now)),
       this.options.executor.nextDelivery(),
     ].filter((at): at is number => at !== undefined);
     return candidates.length > 0 ? Math.min(...candidates) : undefined;
@@ -155,7 +163,7 @@ export class Scheduler {
   private arm(tickedAt: number): void {
     if (this.stopped) return;
     const wakeAt = this.nextWake();
-    const due = this.nextDue();
+    const due = this.nextDue(this.clock(), { housekeeping: false });
     if (due !== this.reportedDue) {
       this.reportedDue = due;
       this.options.onNextDue?.(due);

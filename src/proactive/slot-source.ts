@@ -18,7 +18,7 @@ export interface SlotSourceOptions {
 export const slotKey = (name: string, slot: number): string => `${name}:${new Date(slot).toISOString()}`;
 
 /**
- * A `DueSource` of housekeeping that runs once per slot of time (slot = floor(now / every) × every): each slot
+ * A `DueSource` of housekeeping (not shown as the next thing due) that runs once per slot of time (slot = floor(now / every) × every): each slot
  * is claimed once, under its {@link slotKey}, so two ticks or two processes run a slot once. After downtime
  * the current slot runs; missed ones are not caught up one by one (one fresh run covers them).
  */
@@ -28,6 +28,7 @@ export function slotSource(options: SlotSourceOptions): DueSource {
   const slotOf = (now: number, every: number) => now - (now % every);
   return {
     name: options.name,
+    housekeeping: true,
     claimDue(now): OutboxRun[] {
       const every = options.everyMs();
       if (!every) return [];
