@@ -107,6 +107,7 @@ export type AgentEvent =
 /** What the scheduler tells live faces: when it next wakes (ms, or null when nothing is scheduled). */
 export type ScheduleEvent =
   | { type: 'next-due'; at: number | null }
+  /** A run finished with a feed entry: `id` is the run's outbox id (the entry's `outboxId`), not the entry's. */
   | { type: 'feed'; id: number; title: string };
 
 /** How the owner answers an approval request. `always` is bound to tool + target and stored. */

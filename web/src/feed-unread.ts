@@ -23,7 +23,8 @@ function noticeOf(item: FeedItem): string {
 /**
  * Counts new feed entries and says each in a toast linking to the feed (a reminder that rang while the
  * owner chats must not go unseen); returns the function that stops. Call it once per sign-in. A frame only
- * names the entry (id, title), so the newest entries are read to see its text and whether it is quiet.
+ * names the run (its outbox id, title), so the newest entries are read to find the run's entry (its
+ * `outboxId`, not the entry's own id) and see its text and whether it is quiet.
  */
 export function trackFeedUnread(): () => void {
   feedUnread.value = 0;
@@ -34,7 +35,7 @@ export function trackFeedUnread(): () => void {
   const stopListening = subscribe('feed', (frame) => {
     if (route.value.page === 'feed') return;
     listFeed(10)
-      .then((items) => items.find((item) => item.id === frame.id))
+      .then((items) => items.find((item) => item.outboxId === frame.id))
       .catch(() => undefined)
       .then((item) => {
         if (stopped || route.value.page === 'feed' || item?.quiet) return;
