@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { extract, list, type ReadEntry } from 'tar';
+import { ArchiveError } from './archive-error.js';
 import {
   type BackupManifest,
   DATABASE_NAME,
@@ -11,10 +12,7 @@ import {
 } from './backup-manifest.js';
 import { hashFile } from './write-archive.js';
 
-/** Why an archive is refused: written for a person, naming what is wrong. */
-export class ArchiveError extends Error {
-  override name = 'ArchiveError';
-}
+export { ArchiveError };
 
 const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 

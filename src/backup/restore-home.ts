@@ -5,8 +5,9 @@ import { acquireHomeLock, type HomeLock } from '../store/home-lock.js';
 import { SCHEMA_VERSION } from '../store/migrations.js';
 import { checkDatabaseFile } from '../store/open-database.js';
 import type { DatabaseSnapshot } from '../store/ports.js';
+import { ArchiveError, fileStamp } from './archive-error.js';
 import { type BackupManifest, DATABASE_NAME } from './backup-manifest.js';
-import { ArchiveError, extractArchive, verifyArchive } from './read-archive.js';
+import { extractArchive, verifyArchive } from './read-archive.js';
 
 /** What a restore did. */
 export interface RestoredHome {
@@ -19,10 +20,7 @@ export interface RestoredHome {
   carried: string[];
 }
 
-/** A compact, sortable local-free stamp for names: `20250102-030405`. */
-export function fileStamp(now: number): string {
-  return new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-}
+export { fileStamp };
 
 /** Takes the home's start-up and scheduler locks, so no gateway or chat runs on it meanwhile. */
 function lockHome(home: string): HomeLock[] {

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { ArchiveError } from '../backup/read-archive.js';
-import { fileStamp, type RestoredHome, restoreHome } from '../backup/restore-home.js';
-import { type TakenBackup, takeBackup } from '../backup/take-backup.js';
+import { ArchiveError, fileStamp } from '../backup/archive-error.js';
+import type { RestoredHome } from '../backup/restore-home.js';
+import type { TakenBackup } from '../backup/take-backup.js';
 import type { BackupConfig } from '../config/operations-config.js';
 import { HomeLockedError } from '../store/home-lock.js';
 import type { Stores } from '../store/open-stores.js';
@@ -83,6 +83,8 @@ export function createBackupService(deps: BackupServiceDeps): BackupService {
       if (typeof dest !== 'string') return dest;
       const config = deps.config();
       try {
+        // The archive code (tar, hashing) loads on first use: the gateway starts without it.
+        const { takeBackup } = await import('../backup/take-backup.js');
         const taken = await takeBackup({
           home: deps.home,
           workspace: config.workspace,
@@ -121,6 +123,7 @@ export async function restoreBackup(home: string, file: string, now = Date.now()
   const path = resolve(file);
   if (!existsSync(path) || !statSync(path).isFile()) return notFound(`There is no backup file ${path}.`);
   try {
+    const { restoreHome } = await import('../backup/restore-home.js');
     return { ok: true, ...(await restoreHome(home, path, now)) };
   } catch (error) {
     return failedWith(error);
