@@ -10,7 +10,7 @@ import { ReminderRepository } from '../store/reminder-repository.js';
 import { nextOccurrence } from '../util/schedule.js';
 import { reminderSource } from './reminder-source.js';
 import { createRunExecutor, TargetUnavailable } from './run-executor.js';
-import { type DueSource, Scheduler } from './scheduler.js';
+import { type DueSource, type RunExecutor, Scheduler } from './scheduler.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -269,6 +269,14 @@ describe('Scheduler with reminders', () => {
   });
 });
 
+/** An executor with nothing to run or deliver, for tests of the loop's timing alone. */
+const idleExecutor: RunExecutor = {
+  run: async () => {},
+  deliver: async () => {},
+  nextDelivery: () => undefined,
+  unfinished: () => [],
+};
+
 describe('Scheduler loop', () => {
   it('does not spin when a source keeps reporting a past due time it cannot claim', async () => {
     const clock = new FakeClock(Date.parse('2026-09-01T10:00:00Z'));
@@ -283,12 +291,7 @@ describe('Scheduler loop', () => {
     };
     const loop = new Scheduler({
       sources: [stuck],
-      executor: {
-        run: async () => {},
-        deliver: async () => {},
-        nextDelivery: () => undefined,
-        unfinished: () => [],
-      },
+      executor: idleExecutor,
       clock: clock.now,
       timers: clock,
     });
@@ -313,12 +316,7 @@ describe('Scheduler loop', () => {
     const shown: Array<number | undefined> = [];
     const loop = new Scheduler({
       sources: [source('backup', start + 60_000, true), source('reminders', start + 3_600_000)],
-      executor: {
-        run: async () => {},
-        deliver: async () => {},
-        nextDelivery: () => undefined,
-        unfinished: () => [],
-      },
+      executor: idleExecutor,
       clock: clock.now,
       timers: clock,
       maxSleepMs: 24 * 3_600_000,
