@@ -4,6 +4,7 @@ import type { RetentionConfig } from '../config/operations-config.js';
 import type { OutboxKind, OutboxPayload } from '../store/outbox-repository.js';
 import type { OutboxStore } from '../store/ports.js';
 import type { PruneResult, RetentionStore } from '../store/retention-repository.js';
+import { EXEC_LOG_DIR } from '../tools/exec/exec-log-dir.js';
 import type { TaskOutcome, TaskRunner } from './run-executor.js';
 import type { DueSource } from './scheduler.js';
 import { slotKey, slotSource } from './slot-source.js';
@@ -16,8 +17,7 @@ export const RETENTION_KIND: OutboxKind = 'retention';
 /** The outbox key of one day's prune: `retention:<ISO start of the UTC day>`. */
 export const retentionKey = (slot: number): string => slotKey('retention', slot);
 
-/** Where the exec tool saves the full output of commands, inside the workspace. */
-export const EXEC_LOG_DIR = join('.wren', 'exec');
+export { EXEC_LOG_DIR };
 
 const PAYLOAD: OutboxPayload = {
   title: 'Retention',

@@ -10,6 +10,7 @@ import { displayPath, resolveWorkspacePath } from '../fs/workspace-path.js';
 import type { ExecConfig } from '../tools-config.js';
 import type { CommandAnalysis } from './analyse-command.js';
 import { execEnvironment } from './exec-env.js';
+import { EXEC_LOG_DIR } from './exec-log-dir.js';
 import { isLocalHost, localHostNames } from './local-address.js';
 import { type RunResult, runProcess } from './run-process.js';
 import {
@@ -139,7 +140,7 @@ export function createExecTool(options: ExecToolOptions): Tool {
           ? ['bwrap', ...bwrapArguments({ ...plan, network: args.network === true }, plain)]
           : plain;
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      const logPath = join(ctx.workspace, '.wren', 'exec', `${stamp}-${randomUUID().slice(0, 6)}.log`);
+      const logPath = join(ctx.workspace, EXEC_LOG_DIR, `${stamp}-${randomUUID().slice(0, 6)}.log`);
       const result = await runProcess(
         {
           argv,
