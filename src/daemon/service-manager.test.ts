@@ -14,7 +14,7 @@ import {
   serviceTarget,
   uninstallService,
 } from './service-manager.js';
-import { MARKER, type ServiceSpec } from './service-spec.js';
+import { MARKER, type ServiceSpec, START_NODE_FLAGS } from './service-spec.js';
 import { userHomeOf } from './system-access.js';
 import { systemdUnit } from './systemd-unit.js';
 
@@ -72,11 +72,19 @@ function verify(unit: string): void {
 }
 
 describe('generated units', () => {
+  it('run Node with the same flags as `npm start`', () => {
+    const { scripts } = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as {
+      scripts: { start: string };
+    };
+    const flags = scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+    expect(flags).toEqual([...START_NODE_FLAGS]);
+  });
+
   it('a Linux user unit: marker, home, absolute node with the memory flags, restart on failure', () => {
     const unit = systemdUnit(spec);
     expect(unit.split('\n')[0]).toBe(`# ${MARKER}`);
     expect(unit).toContain(
-      `ExecStart="${process.execPath}" "--max-semi-space-size=1" "${spec.main}" "start"`,
+      `ExecStart="${process.execPath}" "--max-semi-space-size=1" "--v8-pool-size=1" "${spec.main}" "start"`,
     );
     expect(unit).toContain(`Environment="WREN_HOME=${spec.home.replace('%h', '%%h')}"`);
     expect(unit).toContain('Restart=on-failure');
@@ -107,6 +115,7 @@ describe('generated units', () => {
     expect(plist).toMatch(/<key>KeepAlive<\/key>\s*<dict>\s*<key>SuccessfulExit<\/key> <false\/>/);
     expect(plist).toContain('<string>/Users/a&amp;b/&lt;wren&gt;/logs/service.err.log</string>');
     expect(plist).toContain('<string>--max-semi-space-size=1</string>');
+    expect(plist).toContain('<string>--v8-pool-size=1</string>');
     expect(plist).toContain(MARKER.replace(/`/g, '`'));
     const plutil = spawnSync('plutil', ['-lint', '-'], { input: plist });
     if (plutil.status !== null && !plutil.error) expect(plutil.status).toBe(0);
@@ -217,7 +226,9 @@ describe('other targets', () => {
 
   it('elsewhere: a clear refusal with the command to run by hand', () => {
     expect(() => serviceTarget(spec, access('win32'))).toThrow(ServiceError);
-    expect(() => serviceTarget(spec, access('win32'))).toThrow(/--max-semi-space-size=1 .* start/);
+    expect(() => serviceTarget(spec, access('win32'))).toThrow(
+      /--max-semi-space-size=1 --v8-pool-size=1 .* start/,
+    );
   });
 
   it('finds a user home in a passwd file', () => {

@@ -16,10 +16,14 @@ export interface ServiceSpec {
 }
 
 /**
- * The Node flags `npm start` gives (package.json `start`): the young generation's size is fixed when the heap
- * is set up, so it must be on the command line (src/cli/memory-flags.ts sets the rest at run time).
+ * The Node flags `npm start` gives (package.json `start`), both fixed when the process sets up V8, so they
+ * must be on the command line (src/cli/memory-flags.ts sets the rest at run time):
+ * - `--max-semi-space-size=1`: a 1 MB young generation (~20 MB off a busy gateway);
+ * - `--v8-pool-size=1`: one V8 helper thread instead of four. Each helper that allocates gets its own malloc
+ *   arena, and their fragments stayed resident: measured after 1,000 turns, RSS ~110 MB instead of ~123 MB, for
+ *   a process that idles far more than it collects garbage.
  */
-export const START_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+export const START_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--v8-pool-size=1'];
 
 /** The first line of every unit Wren writes: uninstall removes only a file that carries it. */
 export const MARKER = 'Written by `wren service install`; `wren service uninstall` removes it.';
