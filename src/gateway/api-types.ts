@@ -330,6 +330,7 @@ export interface Status {
 export type Proactivity = 'off' | 'low' | 'default' | 'high';
 export type GateMode = 'ask' | 'strict' | 'auto';
 
+/** The everyday settings the web app edits (`PATCH /api/settings` takes any of them but `configError`). */
 export interface Settings {
   proactivity: Proactivity;
   /** `HH:MM-HH:MM`, or null/absent when off. */
@@ -337,6 +338,34 @@ export interface Settings {
   gateMode: GateMode;
   timezone: string;
   configError?: string | null;
+}
+
+/**
+ * What `GET` and `PATCH /api/settings` answer: the editable settings, and the backup schedule and retention
+ * ages, which are read-only here (the owner edits them in config.yaml).
+ */
+export interface SettingsView extends Settings {
+  /** `backup:` in config.yaml. */
+  backup: BackupSchedule;
+  /** `retention:` in config.yaml with its defaults applied. */
+  retention: RetentionDays;
+}
+
+/**
+ * Scheduled backups: off (`backup.every` unset), or every `every` (a readable duration such as `1 day`
+ * or `12 hours`), keeping the newest `keep` scheduled archives in the absolute folder `to`.
+ */
+export type BackupSchedule =
+  | { scheduled: false }
+  | { scheduled: true; every: string; keep: number; to: string };
+
+/** Days each kind of old row is kept before the daily prune deletes it; 0 = kept forever. */
+export interface RetentionDays {
+  messagesDays: number;
+  outboxDays: number;
+  auditDays: number;
+  feedDays: number;
+  execLogDays: number;
 }
 
 export interface OnboardingPreset {
@@ -451,7 +480,7 @@ export type MemorySearchResults = { results: MemorySearchResult[] };
 export type ModelList = { models: ModelInfo[]; note?: string };
 export type McpList = { servers: McpServer[]; fileError?: string };
 export type McpToggled = { server?: McpServer; note?: string };
-export type SettingsSaved = { settings: Settings };
+export type SettingsSaved = { settings: SettingsView };
 /** The models a server at a base URL lists; `error` says why there are none. */
 export type ServerModelList = { models: string[]; error?: string };
 export type PushKey = { publicKey: string; enabled?: boolean };

@@ -14,6 +14,17 @@ type Body = Record<string, unknown> & {
 
 const TOKEN = 'a-gateway-token-of-some-length-0123';
 
+/** No `backup:` and no `retention:`: the defaults (docs/configuration.md). */
+const UNSCHEDULED = { scheduled: false };
+const RETENTION_DEFAULTS = {
+  messagesDays: 365,
+  outboxDays: 90,
+  auditDays: 90,
+  feedDays: 90,
+  execLogDays: 30,
+};
+const DEFAULTS = { backup: UNSCHEDULED, retention: RETENTION_DEFAULTS };
+
 const CONFIG = `# My Wren: hand-written, keep this comment
 gateway:
   token: \${WREN_GATEWAY_TOKEN} # from .env
@@ -42,8 +53,47 @@ describe('settings routes', () => {
     const { send } = setup();
     expect(await send('GET')).toEqual({
       status: 200,
-      body: { proactivity: 'low', quietHours: null, gateMode: 'ask', timezone: 'UTC', configError: null },
+      body: {
+        proactivity: 'low',
+        quietHours: null,
+        gateMode: 'ask',
+        timezone: 'UTC',
+        configError: null,
+        ...DEFAULTS,
+      },
     });
+  });
+
+  it('shows the backup schedule of `backup:` (its folder resolved against the home) and retention overrides', async () => {
+    const { send, home } = setup(
+      `${CONFIG}backup:\n  every: 1d\n  keep: 3\nretention:\n  messages_days: 0\n  exec_log_days: 7\n`,
+    );
+    const { body } = await send('GET');
+    expect(body['backup']).toEqual({ scheduled: true, every: '1 day', keep: 3, to: join(home, 'backups') });
+    // The folder the backup service writes scheduled archives to: `backup.dir` of the loaded config.
+    expect(body['backup']).toMatchObject({ to: loadConfig(home, {}).backup.dir });
+    expect(body['retention']).toEqual({ ...RETENTION_DEFAULTS, messagesDays: 0, execLogDays: 7 });
+
+    const elsewhere = harness.folder('wren-settings-backups-');
+    const other = setup(`${CONFIG}backup: { every: 36h, to: ${elsewhere} }\n`);
+    expect((await other.send('GET')).body['backup']).toEqual({
+      scheduled: true,
+      every: '36 hours',
+      keep: 7,
+      to: elsewhere,
+    });
+    const weekly = setup(`${CONFIG}backup: { every: 2w, to: archive/wren }\n`);
+    expect((await weekly.send('GET')).body['backup']).toEqual({
+      scheduled: true,
+      every: '2 weeks',
+      keep: 7,
+      to: join(weekly.home, 'archive', 'wren'),
+    });
+  });
+
+  it('shows no schedule for a `backup:` without `every` (nothing is scheduled then)', async () => {
+    const { send } = setup(`${CONFIG}backup:\n  keep: 3\n`);
+    expect((await send('GET')).body).toMatchObject(DEFAULTS);
   });
 
   it('writes a change through config.yaml, keeping comments and ${VAR} placeholders', async () => {
@@ -60,6 +110,7 @@ describe('settings routes', () => {
       gateMode: 'strict',
       timezone: 'Europe/Berlin',
       configError: null,
+      ...DEFAULTS,
     };
     expect(answer).toEqual({ status: 200, body: { settings: expected } });
     const written = text();
@@ -170,6 +221,9 @@ describe('settings routes', () => {
       [{ timezone: '' }, /^timezone: /],
       [{ theme: 'dark' }, /theme/],
       [{ quiet_hours: '22:00-07:00' }, /quiet_hours/],
+      // Read-only here: the schedule and retention are edited in config.yaml.
+      [{ backup: { every: '1d' } }, /backup/],
+      [{ retention: { feedDays: 7 } }, /retention/],
     ];
     for (const [body, message] of cases) {
       const answer = await send('PATCH', body);

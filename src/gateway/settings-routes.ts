@@ -3,6 +3,7 @@ import { type Document, isMap, isScalar, YAMLMap } from 'yaml';
 import { z } from 'zod';
 import { editConfig } from '../config/config-writer.js';
 import { configPath, loadConfig } from '../config/load-config.js';
+import type { BackupConfig, RetentionConfig } from '../config/operations-config.js';
 import type { WrenConfig } from '../config/wren-config.js';
 import { GATE_MODES } from '../gate/gate-config.js';
 import { PROACTIVITY, proactiveSectionSchema } from '../proactive/proactive-config.js';
@@ -33,6 +34,10 @@ export interface Settings {
   timezone: string;
   /** Why config.yaml cannot be loaded as it is now (the values are then the config in force); else null. */
   configError: string | null;
+  /** `backup:`, read-only (edited in config.yaml): see {@link backupSchedule}. */
+  backup: Api.BackupSchedule;
+  /** `retention:` with its defaults applied, read-only (edited in config.yaml). */
+  retention: Api.RetentionDays;
 }
 
 const literal = (text: string) => !hasEnvReference(text);
@@ -74,6 +79,44 @@ export function settingsRefusal(message: string, file: string): string {
 const clock = (minutes: number) =>
   `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+const UNITS = [
+  ['week', 7 * DAY],
+  ['day', DAY],
+  ['hour', 60 * MINUTE],
+  ['minute', MINUTE],
+] as const;
+
+/** `ms` in the largest unit that divides it whole: `1 day`, `12 hours`, `36 hours`, `90 minutes`. Pure. */
+function durationText(ms: number): string {
+  const [unit, size] = UNITS.find(([, size]) => ms % size === 0) ?? ['second', 1000];
+  const count = Math.round(ms / size);
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
+
+/**
+ * The schedule of `backup:`: off while `backup.every` is unset (also when there is no `backup:` at all);
+ * else the interval, `keep`, and `backup.dir` — the folder config loading resolved against the home, the
+ * one the backup service writes scheduled archives to and prunes.
+ */
+function backupSchedule(backup: BackupConfig): Api.BackupSchedule {
+  if (backup.everyMs === undefined) return { scheduled: false };
+  return { scheduled: true, every: durationText(backup.everyMs), keep: backup.keep, to: backup.dir };
+}
+
+/** `config.retention` (defaults applied at loading, as the retention source uses it) in whole days. */
+function retentionDays(retention: RetentionConfig): Api.RetentionDays {
+  const days = (ms: number) => Math.round(ms / DAY);
+  return {
+    messagesDays: days(retention.messagesMs),
+    outboxDays: days(retention.outboxMs),
+    auditDays: days(retention.auditMs),
+    feedDays: days(retention.feedMs),
+    execLogDays: days(retention.execLogMs),
+  };
+}
+
 function toSettings(config: WrenConfig, configError: string | null): Settings {
   const quiet = config.proactive.quietHours;
   return {
@@ -82,6 +125,8 @@ function toSettings(config: WrenConfig, configError: string | null): Settings {
     gateMode: config.gate.mode,
     timezone: config.agent.timezone,
     configError,
+    backup: backupSchedule(config.backup),
+    retention: retentionDays(config.retention),
   };
 }
 
@@ -132,7 +177,8 @@ function write(doc: Document, [section, key]: readonly [string, string], value: 
  * through `editConfig`: comments, layout and `${VAR}` placeholders survive, and the whole resulting file is
  * validated as loading it would be — an invalid change writes nothing and answers 400 with the validator's
  * message. A value holding `${` is refused (400) before the file is read: see {@link hasEnvReference}. Both
- * answer from the file, not from the config in force (the reload lags by a moment).
+ * answer from the file, not from the config in force (the reload lags by a moment). The answers also carry
+ * the backup schedule and the retention ages, read-only: the owner edits those in config.yaml.
  */
 export function settingsRoutes(options: SettingsRouteOptions): Hono {
   const app = new Hono();
@@ -148,7 +194,7 @@ export function settingsRoutes(options: SettingsRouteOptions): Hono {
     }
   };
 
-  app.get('/api/settings', (c) => c.json(read() satisfies Api.Settings));
+  app.get('/api/settings', (c) => c.json(read() satisfies Api.SettingsView));
 
   app.patch('/api/settings', limitBody(16 * 1024), async (c) => {
     const parsed = await validBody(c, changes);

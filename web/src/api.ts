@@ -34,6 +34,7 @@ import type {
   SessionList,
   SessionMessages,
   Settings,
+  SettingsView,
   Status,
   StepStatus,
   Task,
@@ -319,10 +320,10 @@ export const testModel = (name: string) => post<ModelTest>(`/api/models/${enc(na
 export const listMcp = () => get<McpList>('/api/mcp');
 export const setMcpEnabled = (name: string, enabled: boolean) =>
   post<McpToggled>(`/api/mcp/${enc(name)}/${enabled ? 'enable' : 'disable'}`);
-export const getSettings = () => get<Settings>('/api/settings');
+export const getSettings = () => get<SettingsView>('/api/settings');
 /** `null` clears quiet hours (and the time zone, back to the system's). */
 export const updateSettings = (changes: Partial<Omit<Settings, 'configError'>>) =>
-  patch<unknown>('/api/settings', changes).then(unwrap<Settings>('settings'));
+  patch<unknown>('/api/settings', changes).then(unwrap<SettingsView>('settings'));
 
 // --- Onboarding --------------------------------------------------------------------------------------------
 

@@ -2,10 +2,12 @@ import { useState } from 'preact/hooks';
 import { downloadFile } from '../../api';
 import { FieldError } from '../../components/field-error';
 import { errorText, toast } from '../../state';
+import { BackupSchedulePanel } from './backup-schedule';
 
 /**
  * "Backup": downloads an archive of the home (`GET /api/backup`, the archive `wren backup` writes) without
- * secrets. A fetch, not a plain link: the download needs the session key as well as the cookie.
+ * secrets. A fetch, not a plain link: the download needs the session key as well as the cookie. Below it,
+ * read-only, the scheduled backups and retention ages of config.yaml.
  */
 export function BackupSection() {
   const [busy, setBusy] = useState(false);
@@ -39,6 +41,7 @@ export function BackupSection() {
         <code>wren restore FILE</code>.
       </p>
       <FieldError message={error} />
+      <BackupSchedulePanel />
     </section>
   );
 }
