@@ -4,6 +4,7 @@ import type { ChannelManager } from '../channels/channel-manager.js';
 import { type ChannelsConfig, platformConfig, registeredPlatforms } from '../channels/channels-config.js';
 import type { MailTrigger } from '../channels/email/email-channel.js';
 import type { PlatformDescriptor } from '../channels/platform-descriptor.js';
+import { sdkLoader } from '../channels/platform-sdk.js';
 import { createTranscriber, type Transcribe } from '../channels/transcription.js';
 import type { Logger } from '../util/logger.js';
 
@@ -12,6 +13,8 @@ export interface ConfiguredChannelsOptions {
   bus: MessageBus;
   ledger: ChannelLedger;
   workspace: () => string;
+  /** `<home>/extensions`, where `wren channels add` installs the SDKs the package does not carry. */
+  extensions: string;
   logger: Logger;
   /** A watched mail arrived: hand it to the proactive engine (stored before returning). */
   onMailTrigger: (trigger: MailTrigger) => void;
@@ -52,6 +55,7 @@ export function configuredChannels(options: ConfiguredChannelsOptions) {
       transcribe,
       onError: onError(platform.name),
       config: () => platformConfig(current, platform.name)!,
+      sdk: sdkLoader(platform.name, options.extensions),
       onMailTrigger: options.onMailTrigger,
     });
 

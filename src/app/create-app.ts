@@ -3,6 +3,7 @@ import type { ToolRegistry } from '../agent/tool-registry.js';
 import { ensureWorkspaceFiles } from '../agent/workspace-files.js';
 import { MessageBus } from '../bus/message-bus.js';
 import { ChannelManager } from '../channels/channel-manager.js';
+import { extensionsDir } from '../channels/platform-sdk.js';
 import { ensureHome, makeHomePrivate } from '../config/home.js';
 import { loadConfig, resolveEndpoints } from '../config/load-config.js';
 import type { ConfigWatcher } from '../config/watch-config.js';
@@ -207,6 +208,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
         bus,
         ledger: stores.channels,
         workspace: () => config().workspace,
+        extensions: extensionsDir(options.home),
         logger,
         onMailTrigger: proactive.recordMailTrigger,
       })

@@ -22,6 +22,7 @@ import { type PlatformFile, refusedFilesNotice, takeInFiles } from './inbound-fi
 import { keepConnected } from './keep-connected.js';
 import { pairingOfferText, pairingRequestText } from './pairing-notice.js';
 import { DEFAULT_MAX_FILE_BYTES, type PlatformChannelOptions } from './platform-options.js';
+import { SdkMissingError, sdkLoader } from './platform-sdk.js';
 import { retrying } from './retry.js';
 import { SenderRateLimit } from './sender-rate-limit.js';
 import { splitMessage } from './split-message.js';
@@ -113,6 +114,19 @@ export abstract class PlatformChannel<Shown = never> extends ChannelBase {
 
   protected now(): number {
     return this.platform.clock?.() ?? Date.now();
+  }
+
+  /**
+   * The platform SDK package `pkg` (see platform-sdk.ts). When it is not installed the channel shows
+   * `failed: … run \`wren channels add NAME\`` and the error is thrown on, ending the start.
+   */
+  protected requireSdk<T>(pkg: string): T {
+    try {
+      return (this.platform.sdk ?? sdkLoader(this.name))<T>(pkg);
+    } catch (error) {
+      if (error instanceof SdkMissingError) this.setState('failed', error.message);
+      throw error;
+    }
   }
 
   /** Starts routing replies, approvals and progress of this channel; adapters call it when they start. */

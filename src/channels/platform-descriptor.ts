@@ -30,6 +30,11 @@ export interface PlatformDescriptor<
    * like are read per message, so editing them applies without a reconnect. Pure.
    */
   connection(config: Config): readonly unknown[];
+  /**
+   * npm packages the adapter loads through its SDK loader that the package does not carry, with the exact
+   * versions `wren channels add NAME` installs (the ones this clone's lock file holds). Absent: built in.
+   */
+  readonly sdk?: Readonly<Record<string, string>>;
   /** The section's secrets, for the redactor. Pure. */
   secrets(config: Config): readonly string[];
   /**

@@ -1,6 +1,7 @@
 import type { MessageBus } from '../bus/message-bus.js';
 import type { ChannelAccess } from './channel-access.js';
 import type { ChannelLedger } from './channel-ledger.js';
+import type { SdkLoader } from './platform-sdk.js';
 import type { Transcribe } from './transcription.js';
 import type { ProgressMode } from './turn-progress.js';
 
@@ -27,6 +28,8 @@ export interface PlatformChannelOptions {
   backoff?: (attempt: number) => number;
   clock?: () => number;
   onError?: (error: unknown) => void;
+  /** Loads the platform's SDK packages (default: from Wren's own dependencies only). */
+  sdk?: SdkLoader;
 }
 
 /** What every platform's config section carries that the base reads on each message. */

@@ -54,6 +54,7 @@ function setup() {
     bus,
     ledger: memoryLedger(),
     workspace: () => mkdtempSync(join(tmpdir(), 'wren-configured-')),
+    extensions: join(tmpdir(), 'wren-configured-no-extensions'),
     logger: silentLogger(),
     onMailTrigger: () => {},
   });

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
+import { startFakeSlack } from '../fakes/fake-slack-server.js';
 import { cliEnv, makeHome, waitFor } from '../support/wren-home.js';
 
 /**
@@ -27,14 +28,18 @@ import { cliEnv, makeHome, waitFor } from '../support/wren-home.js';
 const REPO = resolve('.');
 const INSTALL_MS = 300_000;
 const TOKEN = 'package-install-test-token';
+const SLACK_BOT_TOKEN = 'xoxb-test-0123456789';
+const SLACK_APP_TOKEN = 'xapp-test-0123456789';
 const run = promisify(execFile);
 
 let work: string;
 let prefix: string;
 let registry: Server;
 let tarballRequests: string[];
+let registryUrl: string;
 let llm: FakeLlmServer;
-let gateway: ChildProcess | undefined;
+const gateways = new Set<ChildProcess>();
+const cleanups: Array<() => Promise<void>> = [];
 
 /** One packument per package name of the lock, with each version the lock names (dependency ranges, os/cpu). */
 function packumentsFromLock(baseUrl: () => string): Map<string, Record<string, unknown>> {
@@ -102,7 +107,7 @@ async function packAndInstall(): Promise<void> {
   });
   const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   files = info!.files.map((file) => file.path);
-  const registryUrl = await startLockRegistry();
+  registryUrl = await startLockRegistry();
   const prebuilds = await localPrebuild();
   await run(
     'npm',
@@ -132,6 +137,49 @@ let files: string[] = [];
 const installed = () => join(prefix, 'lib/node_modules/wren');
 const wrenBin = () => join(prefix, 'bin/wren');
 
+const modelConfig = () =>
+  [
+    'models:',
+    '  - name: fake',
+    '    protocol: openai',
+    `    base_url: ${llm.baseUrls.openai}`,
+    '    model: fake-model',
+  ].join('\n');
+
+/** `wren start` from the install on a free port; resolves once it printed where it listens. */
+async function startInstalled(home: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(wrenBin(), ['start', '--port', '0'], {
+    cwd: work,
+    env: cliEnv(home, { WREN_GATEWAY_TOKEN: TOKEN }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  gateways.add(child);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor(() => /Listening on http:\/\/\S+/.test(output) || child.exitCode !== null, 60_000);
+  const url = output.match(/Listening on (http:\/\/\S+)/)?.[1];
+  expect(url, output).toBeDefined();
+  return { child, url: url! };
+}
+
+async function stopInstalled(child: ChildProcess): Promise<void> {
+  gateways.delete(child);
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** The Slack channel's line of `/api/status`. */
+async function slackStatus(url: string): Promise<{ state: string; detail?: string } | undefined> {
+  const response = await fetch(`${url}/api/status`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const status = (await response.json()) as {
+    channels?: Array<{ name: string; state: string; detail?: string }>;
+  };
+  return status.channels?.find((channel) => channel.name === 'slack');
+}
+
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'wren-pack-'));
   prefix = join(work, 'prefix');
@@ -140,11 +188,8 @@ beforeAll(async () => {
 }, INSTALL_MS);
 
 afterAll(async () => {
-  if (gateway?.exitCode === null) {
-    const exited = new Promise((done) => gateway!.once('exit', done));
-    gateway.kill('SIGTERM');
-    await exited;
-  }
+  for (const child of gateways) await stopInstalled(child);
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   await llm?.close();
   await new Promise((closed) => (registry ? registry.close(closed) : closed(undefined)));
   rmSync(work, { recursive: true, force: true });
@@ -185,27 +230,10 @@ describe('the package (npm pack, npm install -g --omit=dev)', () => {
   it(
     'runs wren start from the install: health, a chat turn and the web app',
     async () => {
-      const home = makeHome(
-        ['models:', '  - name: fake', '    protocol: openai', `    base_url: ${llm.baseUrls.openai}`].join(
-          '\n',
-        ) + '\n    model: fake-model\n',
-      );
       llm.setHandler((request) => ({
         text: `installed wren heard: ${request.lastUserText.split('\n').at(-1)}`,
       }));
-      const child = spawn(wrenBin(), ['start', '--port', '0'], {
-        cwd: work,
-        env: cliEnv(home, { WREN_GATEWAY_TOKEN: TOKEN }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      gateway = child;
-      let output = '';
-      child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      await waitFor(() => /Listening on http:\/\/\S+/.test(output) || child.exitCode !== null, 60_000);
-      const url = output.match(/Listening on (http:\/\/\S+)/)?.[1];
-      expect(url, output).toBeDefined();
-
+      const { url } = await startInstalled(makeHome(modelConfig()));
       const health = await fetch(`${url}/api/health`);
       expect(health.status).toBe(200);
       const chat = await fetch(`${url}/api/chat`, {
@@ -220,6 +248,75 @@ describe('the package (npm pack, npm install -g --omit=dev)', () => {
       const index = await fetch(`${url}/`);
       expect(index.status).toBe(200);
       expect(await index.text()).toContain('<title>Wren</title>');
+    },
+    INSTALL_MS,
+  );
+
+  it(
+    'leaves the Slack SDK out, says how to add it, and `wren channels add slack` makes Slack answer',
+    async () => {
+      for (const sdk of [
+        '@slack/web-api',
+        '@slack/socket-mode',
+        '@larksuiteoapi/node-sdk',
+        '@discordjs/core',
+      ])
+        expect(existsSync(join(installed(), 'node_modules', sdk)), sdk).toBe(false);
+      const slack = await startFakeSlack({ botToken: SLACK_BOT_TOKEN, appToken: SLACK_APP_TOKEN });
+      cleanups.push(() => slack.close());
+      const home = makeHome(
+        [
+          modelConfig(),
+          'channels:',
+          '  slack:',
+          `    bot_token: ${SLACK_BOT_TOKEN}`,
+          `    app_token: ${SLACK_APP_TOKEN}`,
+          '    owner: [U0OWNER01]',
+          `    api_url: ${slack.apiUrl}`,
+          '',
+        ].join('\n'),
+      );
+      const env = cliEnv(home, {
+        npm_config_registry: `${registryUrl}/`,
+        npm_config_prefer_offline: 'true',
+        npm_config_update_notifier: 'false',
+      });
+      const listed = async () =>
+        (
+          JSON.parse((await run(wrenBin(), ['channels', 'list', '--json'], { cwd: work, env })).stdout) as {
+            channels: Array<{ name: string; sdk: string; packages: Array<{ location: string }> }>;
+          }
+        ).channels.find((entry) => entry.name === 'slack')!;
+      expect(await listed()).toMatchObject({ sdk: 'missing' });
+      const doctor = await run(wrenBin(), ['doctor', '--json'], { cwd: work, env }).catch(
+        (error: { stdout: string }) => error,
+      );
+      expect(doctor.stdout).toMatch(/slack is enabled but its SDK is not installed/);
+
+      const before = await startInstalled(home);
+      await waitFor(async () => (await slackStatus(before.url))?.state === 'failed', 30_000);
+      expect((await slackStatus(before.url))?.detail).toContain('run `wren channels add slack`');
+      await stopInstalled(before.child);
+
+      const added = await run(wrenBin(), ['channels', 'add', 'slack'], {
+        cwd: work,
+        env,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      expect(added.stdout).toContain('Installed @slack/socket-mode@3.1.0, @slack/web-api@8.2.0.');
+      expect(tarballRequests).toEqual([]);
+      expect(await listed()).toMatchObject({
+        sdk: 'ready',
+        packages: [{ location: 'installed' }, { location: 'installed' }],
+      });
+
+      llm.setHandler(() => ({ text: 'hello from the installed Slack SDK' }));
+      const after = await startInstalled(home);
+      await waitFor(async () => (await slackStatus(after.url))?.state === 'connected', 60_000);
+      slack.message({ user: 'U0OWNER01', channel: 'D0OWNERDM', text: 'hi' });
+      await waitFor(() => slack.sent().some((call) => call.body['channel'] === 'D0OWNERDM'), 60_000);
+      expect(slack.sent().map((call) => call.body['text'])).toContain('hello from the installed Slack SDK');
+      await stopInstalled(after.child);
     },
     INSTALL_MS,
   );

@@ -84,8 +84,10 @@ export class DiscordChannel extends PlatformChannel<ShownApproval> {
   async start(signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     const config = this.discord.config();
-    const [{ Client: DiscordClient }, { REST }, { WebSocketManager, WebSocketShardEvents }] =
-      await Promise.all([import('@discordjs/core'), import('@discordjs/rest'), import('@discordjs/ws')]);
+    const { Client: DiscordClient } = this.requireSdk<typeof import('@discordjs/core')>('@discordjs/core');
+    const { REST } = this.requireSdk<typeof import('@discordjs/rest')>('@discordjs/rest');
+    const { WebSocketManager, WebSocketShardEvents } =
+      this.requireSdk<typeof import('@discordjs/ws')>('@discordjs/ws');
     const rest = new REST({ api: config.apiUrl }).setToken(config.token);
     const gateway = new WebSocketManager({ token: config.token, intents: INTENTS, rest });
     const client = new DiscordClient({ rest, gateway });

@@ -9,6 +9,7 @@ export const discordPlatform = definePlatform({
   name: 'discord',
   schema: discordSectionSchema,
   toConfig: toDiscordConfig,
+  sdk: { '@discordjs/core': '2.6.0', '@discordjs/rest': '2.6.3', '@discordjs/ws': '2.0.4' },
   connection: (config) => [config.token, config.apiUrl, config.slashCommand],
   secrets: (config) => [config.token],
   load: async (context) => {

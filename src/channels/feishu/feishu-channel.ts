@@ -66,7 +66,7 @@ export class FeishuChannel extends PlatformChannel<ShownApproval> {
   async start(signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     const config = this.feishu.config();
-    const lark = await import('@larksuiteoapi/node-sdk');
+    const lark = this.requireSdk<typeof import('@larksuiteoapi/node-sdk')>('@larksuiteoapi/node-sdk');
     const logger = {
       error: (...parts: unknown[]) => this.feishu.onError?.(new Error(parts.map(String).join(' '))),
       warn() {},

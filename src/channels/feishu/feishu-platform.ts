@@ -6,6 +6,7 @@ export const feishuPlatform = definePlatform({
   name: 'feishu',
   schema: feishuSectionSchema,
   toConfig: toFeishuConfig,
+  sdk: { '@larksuiteoapi/node-sdk': '1.74.0' },
   connection: (config) => [config.appId, config.appSecret, config.domain],
   secrets: (config) => [config.appSecret],
   load: async (context) => {

@@ -89,11 +89,9 @@ export class SlackChannel extends PlatformChannel<ShownApproval> {
   async start(signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', () => this.controller.abort(), { once: true });
     const config = this.slack.config();
-    // Loaded only when Slack is configured: the SDK is not part of every start.
-    const [{ SocketModeClient }, { WebClient }] = await Promise.all([
-      import('@slack/socket-mode'),
-      import('@slack/web-api'),
-    ]);
+    // Loaded only when Slack is configured: the SDK is not part of every start (nor of every install).
+    const { SocketModeClient } = this.requireSdk<typeof import('@slack/socket-mode')>('@slack/socket-mode');
+    const { WebClient } = this.requireSdk<typeof import('@slack/web-api')>('@slack/web-api');
     // Stopped while the SDK loaded: attaching now would outlive the stop.
     if (this.controller.signal.aborted) return;
     const logger: Logger = {

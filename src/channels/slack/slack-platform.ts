@@ -9,6 +9,7 @@ export const slackPlatform = definePlatform({
   name: 'slack',
   schema: slackSectionSchema,
   toConfig: toSlackConfig,
+  sdk: { '@slack/socket-mode': '3.1.0', '@slack/web-api': '8.2.0' },
   connection: (config) => [config.botToken, config.appToken, config.apiUrl],
   secrets: (config) => [config.botToken, config.appToken],
   load: async (context) => {

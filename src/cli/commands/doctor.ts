@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { registeredPlatforms } from '../../channels/channels-config.js';
+import { extensionsDir, missingSdkPackages } from '../../channels/platform-sdk.js';
 import { checkHomePermissions, ensureHome } from '../../config/home.js';
 import { loadConfig, resolveEndpoints } from '../../config/load-config.js';
 import type { WrenConfig } from '../../config/wren-config.js';
@@ -10,6 +12,7 @@ import { checkSandbox, resolveSandbox } from '../../tools/exec/sandbox.js';
 import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 import { sandboxCheck } from '../security-audit.js';
+import { wren } from '../wren-command.js';
 import { serviceCheck } from './service.js';
 
 export interface DoctorCheck {
@@ -130,7 +133,7 @@ export async function collectChecks(home: string): Promise<DoctorCheck[]> {
       resolveSandbox(exec.sandbox, exec.sandbox === 'none' ? undefined : await checkSandbox()),
     ),
   );
-  checkChannels(config, checks);
+  checkChannels(home, config, checks);
   await checkModels(config, checks);
   const search = memorySearchCheck(config);
   if (search) checks.push(search);
@@ -166,12 +169,23 @@ export function memorySearchCheck(
  * Each configured chat channel: whether anyone can talk to Wren there (a channel with no owner, no
  * allow_from and no pairing answers nobody, silently) and whether it is switched on.
  */
-function checkChannels(config: WrenConfig, checks: DoctorCheck[]): void {
+function checkChannels(home: string, config: WrenConfig, checks: DoctorCheck[]): void {
   for (const [name, section] of Object.entries(config.channels)) {
     if (name === 'transcription' || !section || !('access' in section)) continue;
     const id = `channels.${name}`;
     if (!section.enabled) {
       checks.push({ id, status: 'warn', message: `${name} is configured but enabled: false` });
+      continue;
+    }
+    const sdk = registeredPlatforms.find((platform) => platform.name === name)?.sdk;
+    const missing = missingSdkPackages(sdk, extensionsDir(home));
+    if (missing.length > 0) {
+      checks.push({
+        id,
+        status: 'fail',
+        message: `${name} is enabled but its SDK is not installed (${missing.join(', ')}): it will not start`,
+        fix: `run \`${wren()} channels add ${name}\``,
+      });
       continue;
     }
     const { owner, allowFrom, pairing } = section.access;

@@ -1,0 +1,121 @@
+import type { Command } from 'commander';
+import { platformConfig, registeredPlatforms } from '../../channels/channels-config.js';
+import { installPlatformSdk } from '../../channels/install-platform-sdk.js';
+import type { PlatformDescriptor } from '../../channels/platform-descriptor.js';
+import { extensionsDir, missingSdkPackages, sdkLocation } from '../../channels/platform-sdk.js';
+import { loadConfig } from '../../config/load-config.js';
+import type { WrenConfig } from '../../config/wren-config.js';
+import { EXIT } from '../report-failure.js';
+import { wren } from '../wren-command.js';
+
+const out = (text: string) => process.stdout.write(`${text}\n`);
+const say = (text: string) => process.stderr.write(`${text}\n`);
+
+/** One platform as `wren channels list` shows it. */
+export interface ChannelListing {
+  name: string;
+  /** `on`, `off` (a section with enabled: false) or `not configured`; `unknown` when config.yaml is invalid. */
+  config: 'on' | 'off' | 'not configured' | 'unknown';
+  /** `built in`: no SDK to fetch; `ready`: every SDK package loads; `missing`: `wren channels add NAME` first. */
+  sdk: 'built in' | 'ready' | 'missing';
+  /** The SDK packages and where each loads from (`bundled`, `installed`, `missing`). */
+  packages: Array<{ name: string; version: string; location: string }>;
+}
+
+/** Every registered platform: configured or not, and whether its SDK can load. */
+export function listChannels(home: string, config: WrenConfig | undefined): ChannelListing[] {
+  const dir = extensionsDir(home);
+  return registeredPlatforms.map((platform) => {
+    const section = config ? platformConfig(config.channels, platform.name) : undefined;
+    const packages = Object.entries(platform.sdk ?? {}).map(([name, version]) => ({
+      name,
+      version,
+      location: sdkLocation(name, dir),
+    }));
+    return {
+      name: platform.name,
+      config: !config ? 'unknown' : !section ? 'not configured' : section.enabled ? 'on' : 'off',
+      sdk:
+        packages.length === 0
+          ? 'built in'
+          : packages.some((pkg) => pkg.location === 'missing')
+            ? 'missing'
+            : 'ready',
+      packages,
+    };
+  });
+}
+
+function readConfig(home: string): WrenConfig | undefined {
+  try {
+    return loadConfig(home);
+  } catch (error) {
+    say(`wren: config.yaml could not be read (${(error as Error).message}); showing the SDKs only`);
+    return undefined;
+  }
+}
+
+async function addChannel(home: string, name: string): Promise<void> {
+  const platform: PlatformDescriptor | undefined = registeredPlatforms.find((entry) => entry.name === name);
+  if (!platform) {
+    say(
+      `wren: no channel named ${name} (channels: ${registeredPlatforms.map((entry) => entry.name).join(', ')})`,
+    );
+    process.exitCode = EXIT.usage;
+    return;
+  }
+  const dir = extensionsDir(home);
+  const hint = `Configure it under channels.${name} in config.yaml (docs/channels.md); \`${wren()} start\` picks it up.`;
+  if (!platform.sdk) {
+    out(`The ${name} channel is built in: nothing to install. ${hint}`);
+    return;
+  }
+  if (missingSdkPackages(platform.sdk, dir).length === 0) {
+    out(`The ${name} channel's SDK is already available. ${hint}`);
+    return;
+  }
+  out(`Installing the ${name} channel's SDK into ${dir} …`);
+  const result = await installPlatformSdk({ dir, packages: platform.sdk });
+  if (!result.ok) {
+    say(`wren: ${result.error}`);
+    say(`To install it by hand: ${result.command}`);
+    process.exitCode = EXIT.failed;
+    return;
+  }
+  out(`Installed ${result.installed.join(', ')}. ${hint}`);
+}
+
+/**
+ * `wren channels list [--json]` and `wren channels add NAME`. The Feishu, Slack and Discord SDKs are not part
+ * of the package (a clone has them as development dependencies): `add` installs the versions this Wren was
+ * tested with into `<home>/extensions`. Exit codes: 0 ok, 1 the install failed, 2 no such channel.
+ */
+export function registerChannelCommands(program: Command, home: () => string): void {
+  const group = program
+    .command('channels')
+    .description('chat platforms: which are configured, and install the SDK one needs');
+  group
+    .command('list', { isDefault: true })
+    .description('every chat platform: configured or not, and whether its SDK is installed')
+    .option('--json', 'machine-readable output')
+    .action((options: { json?: boolean }) => {
+      const listing = listChannels(home(), readConfig(home()));
+      if (options.json) {
+        out(JSON.stringify({ channels: listing }, null, 2));
+        return;
+      }
+      for (const entry of listing) {
+        const sdk =
+          entry.sdk === 'missing'
+            ? `SDK not installed: run \`${wren()} channels add ${entry.name}\``
+            : `SDK ${entry.sdk}`;
+        out(`${entry.name.padEnd(9)} ${entry.config.padEnd(15)} ${sdk}`);
+      }
+    });
+  group
+    .command('add <name>')
+    .description(
+      "install the SDK a chat platform needs (Feishu, Slack, Discord) into the home's extensions folder",
+    )
+    .action((name: string) => addChannel(home(), name));
+}
