@@ -22,6 +22,7 @@ import { createGoalService } from '../services/goal-service.js';
 import { createJobService } from '../services/job-service.js';
 import { createReminderService } from '../services/reminder-service.js';
 import type { Stores } from '../store/open-stores.js';
+import type { TriggerEvent } from '../store/trigger-repository.js';
 import type { Logger } from '../util/logger.js';
 import { serviceContext } from './open-home.js';
 import { wireMemoryTidy } from './wire-memory-tidy.js';
@@ -55,6 +56,12 @@ export interface ProactiveWiring {
   nextDue(): number | undefined;
   /** Stores a watched mail as an event the scheduler runs once (see mailTriggerEvent). */
   recordMailTrigger(trigger: MailTrigger): void;
+  /**
+   * Stores any outside event (a webhook delivery, a mail of a watched mailbox, a calendar alert) to run once:
+   * its `key` is UNIQUE, so a second record of the same key returns false and runs nothing. Stored before it
+   * returns; the scheduler is woken to claim it.
+   */
+  recordTrigger(event: Omit<TriggerEvent, 'id'>): boolean;
 }
 
 /**
@@ -123,6 +130,12 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
     },
   });
   const wake = () => proactive.wake();
+  const recordTrigger = (event: Omit<TriggerEvent, 'id'>): boolean => {
+    if (!triggers.record(event)) return false;
+    triggersDue?.();
+    wake();
+    return true;
+  };
   const context = serviceContext(config);
   const jobService = createJobService({ cronJobs, outbox: proactive.outbox }, context);
   options.registry.register(
@@ -141,10 +154,10 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
     jobs,
     nextDue: () => nextDue,
     recordMailTrigger(trigger) {
-      if (!triggers.record(mailTriggerEvent(trigger, config().proactive.deliverTo))) return;
-      triggersDue?.();
-      wake();
+      recordTrigger(mailTriggerEvent(trigger, config().proactive.deliverTo));
     },
+    recordTrigger,
+
   };
 }
 
