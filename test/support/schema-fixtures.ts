@@ -546,6 +546,46 @@ export const SEEDS: Record<number, Seed> = {
       expect(stores.embeddings.counts('nomic-embed-text')).toMatchObject({ embedded: 1 });
     },
   },
+  12: {
+    write(db) {
+      const href = '/sam/work/standup.ics';
+      const raw =
+        'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:standup-1\r\nSUMMARY:Standup\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n';
+      const event = db.prepare('INSERT INTO calendar_events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+      for (const day of [1, 2])
+        event.run(
+          'work',
+          'standup-1',
+          new Date(T + day * DAY).toISOString(),
+          href,
+          '"e1"',
+          T + day * DAY,
+          T + day * DAY + 15 * MIN,
+          0,
+          'Standup',
+          'Room 4',
+          'Europe/Berlin',
+          raw,
+        );
+      db.prepare('INSERT INTO calendar_state VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+        'work',
+        'http://127.0.0.1:5232/sam/work/',
+        'ctag-17',
+        'http://radicale.org/ns/sync/17',
+        null,
+        T,
+        T,
+        null,
+      );
+    },
+    check(stores) {
+      expect(stores.calendars.between(T, T + 3 * DAY).map((o) => [o.summary, o.start])).toEqual([
+        ['Standup', T + DAY],
+        ['Standup', T + 2 * DAY],
+      ]);
+      expect(stores.calendars.state('work')).toMatchObject({ ctag: 'ctag-17' });
+    },
+  },
 };
 
 /**
