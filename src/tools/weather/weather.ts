@@ -5,7 +5,7 @@ import { toolSchema } from '../../agent/tool-schema.js';
 import type { WebConfig } from '../web-config.js';
 import { OPEN_METEO_URLS, type OpenMeteoUrls, openMeteoWeather } from './open-meteo.js';
 import { OPENWEATHERMAP_URL, openWeatherMapWeather } from './openweathermap.js';
-import { formatReport, type WeatherQuery } from './weather-report.js';
+import { formatReport, type WeatherQuery, type WeatherReport } from './weather-report.js';
 
 const parameters = z
   .object({
@@ -23,6 +23,36 @@ const parameters = z
 export interface WeatherDeps {
   openMeteo?: OpenMeteoUrls;
   openWeatherMapUrl?: string;
+}
+
+/**
+ * The report for `location` over `days` days from the configured provider: OpenWeatherMap when its key is
+ * set, else Open-Meteo. Shared by the tool and the morning briefing.
+ * @throws ToolError for an unknown place, FetchError for network or API failures.
+ */
+export async function weatherReport(
+  config: WebConfig['weather'],
+  limits: Pick<WebConfig['fetch'], 'timeoutMs' | 'userAgent'>,
+  deps: WeatherDeps,
+  location: string,
+  days: number,
+  signal?: AbortSignal,
+): Promise<WeatherReport> {
+  const query: WeatherQuery = {
+    location,
+    days,
+    units: config.units,
+    timeoutMs: limits.timeoutMs,
+    userAgent: limits.userAgent,
+  };
+  return config.openWeatherMapKey
+    ? openWeatherMapWeather(
+        query,
+        config.openWeatherMapKey,
+        deps.openWeatherMapUrl ?? OPENWEATHERMAP_URL,
+        signal,
+      )
+    : openMeteoWeather(query, deps.openMeteo ?? OPEN_METEO_URLS, signal);
 }
 
 /**
@@ -52,21 +82,7 @@ export function createWeatherTool(
     async execute(raw, _ctx, signal) {
       try {
         const args = parameters.parse(raw);
-        const query: WeatherQuery = {
-          location: args.location,
-          days: args.days ?? 3,
-          units: config.units,
-          timeoutMs: limits.timeoutMs,
-          userAgent: limits.userAgent,
-        };
-        const report = config.openWeatherMapKey
-          ? await openWeatherMapWeather(
-              query,
-              config.openWeatherMapKey,
-              deps.openWeatherMapUrl ?? OPENWEATHERMAP_URL,
-              signal,
-            )
-          : await openMeteoWeather(query, deps.openMeteo ?? OPEN_METEO_URLS, signal);
+        const report = await weatherReport(config, limits, deps, args.location, args.days ?? 3, signal);
         return { content: formatReport(report, config.units), details: report };
       } catch (error) {
         if (signal.aborted) throw error;
