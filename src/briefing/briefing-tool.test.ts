@@ -62,11 +62,11 @@ describe('the briefing tool', () => {
 
   it('asks after untrusted content: setting stores a schedule, turning off removes one', () => {
     const { tool } = setup();
-    expect(tool.assess?.({ action: 'set', at: '07:30' })).toEqual({
+    expect(tool.assess?.({ action: 'set', at: '07:30' }, toolContext())).toEqual({
       persists: 'a morning briefing at 07:30',
     });
-    expect(tool.assess?.({ action: 'off' })).toEqual({ removes: 'the morning briefing (turned off)' });
-    expect(tool.assess?.({ action: 'show' })).toEqual({});
+    expect(tool.assess?.({ action: 'off' }, toolContext())).toEqual({ removes: 'the morning briefing (turned off)' });
+    expect(tool.assess?.({ action: 'show' }, toolContext())).toEqual({});
     expect(tool.risk).toBe('moderate');
   });
 });
