@@ -174,7 +174,7 @@ export interface CalendarConfig {
 }
 
 /** The notify template of a rule that names neither notify nor prompt. */
-export const DEFAULT_NOTIFY = '{{title}} at {{start}}{{location}}';
+export const DEFAULT_NOTIFY = '{{title}} at {{start}} ({{location}})';
 
 const leadMs = (value: number | string): number =>
   typeof value === 'number' ? value * MINUTE : (parseDuration(value.trim()) ?? 0);
