@@ -11,6 +11,7 @@ import { createRunExecutor } from '../proactive/run-executor.js';
 import { openStoresAt, type Stores } from '../store/open-stores.js';
 import { weatherReport } from '../tools/weather/weather.js';
 import { formatReport } from '../tools/weather/weather-report.js';
+import { agendaOf } from './agenda-of.js';
 import { BRIEFING_KIND, briefingKey, briefingSource } from './briefing-source.js';
 import { briefingTask, composeBriefing } from './compose-briefing.js';
 import { type BriefingSources, gatherBriefing, localDayBounds } from './gather-briefing.js';
@@ -228,6 +229,48 @@ describe('gathering and composing the briefing', () => {
       expect.arrayContaining(['Mail: Your bank statement', 'Mail: Project update']),
     );
     expect(data.goals).toEqual([{ title: 'Run a half marathon', nextStep: 'Run 5 km three times a week' }]);
+  });
+
+  it("lists the calendars' stored occurrences of the day as its agenda", async () => {
+    const { stores } = homeStores();
+    const occurrence = (uid: string, start: string, summary: string) => ({
+      calendar: 'work',
+      uid,
+      occurrence: '',
+      href: `/cal/work/${uid}.ics`,
+      start: Date.parse(start),
+      end: Date.parse(start) + 60 * MINUTE,
+      allDay: false,
+      summary,
+      location: uid === 'a' ? 'Room 4' : '',
+    });
+    stores.calendars.apply('work', {
+      full: true,
+      objects: [
+        { href: '/cal/work/a.ics', occurrences: [occurrence('a', '2026-12-07T09:00:00Z', 'Planning')] },
+        {
+          href: '/cal/work/b.ics',
+          occurrences: [occurrence('b', '2026-12-08T09:00:00Z', 'Tomorrow, not today')],
+        },
+      ],
+      removed: [],
+      state: { syncedAt: NOW },
+    });
+    const data = await gatherBriefing(
+      sources(stores, { agenda: (from, to) => agendaOf(stores.calendars, from, to) }),
+      NOW,
+      ZONE,
+    );
+    expect(data.agenda).toEqual([
+      {
+        start: Date.parse('2026-12-07T09:00:00Z'),
+        end: Date.parse('2026-12-07T10:00:00Z'),
+        allDay: false,
+        title: 'Planning',
+        location: 'Room 4',
+        calendar: 'work',
+      },
+    ]);
   });
 
   it('composes with exactly one model call, no tools, mail framed as third-party data', async () => {
