@@ -93,6 +93,16 @@ export function renderTemplate(template: string, occurrence: CalendarOccurrence,
     .trim();
 }
 
+/** A lead time as words: `15 min`, `2 h`, `1 h 30 min`, `1 day`. */
+export function leadText(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes === 0) return 'a moment';
+  if (minutes % 1440 === 0) return `${minutes / 1440} day${minutes === 1440 ? '' : 's'}`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return [hours ? `${hours} h` : '', rest ? `${rest} min` : ''].filter(Boolean).join(' ');
+}
+
 function payloadOf(
   occurrence: CalendarOccurrence,
   rule: BeforeRule,
@@ -101,9 +111,10 @@ function payloadOf(
 ): OutboxPayload {
   const title = `📅 ${occurrence.summary.slice(0, 120)}`;
   const targets = [...(rule.deliverTo ?? deliverTo)];
+  // A notify is delivered as "<title>:\n<text>": the text names the event, the title says how soon.
   if (rule.action.kind === 'notify')
     return {
-      title,
+      title: `📅 In ${leadText(rule.beforeMs)}`,
       text: renderTemplate(rule.action.template, occurrence, timezone),
       mode: 'notify',
       autonomous: false,

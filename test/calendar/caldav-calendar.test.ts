@@ -79,7 +79,7 @@ async function setup(clock: FakeClock, before: CalendarConfig['before'] = [], sy
 
 /** A scheduler with the two calendar sources, the triggers they record kept in the home's store. */
 function schedule(clock: FakeClock, env: Awaited<ReturnType<typeof setup>>) {
-  const fired: Array<{ key: string; at: number; text: string }> = [];
+  const fired: Array<{ key: string; at: number; title: string; text: string }> = [];
   const scheduler: Scheduler = new Scheduler({
     clock: clock.now,
     timers: clock,
@@ -96,7 +96,13 @@ function schedule(clock: FakeClock, env: Awaited<ReturnType<typeof setup>>) {
         store: env.stores.calendars,
         record: (event) => {
           const fresh = env.stores.triggers.record(event);
-          if (fresh) fired.push({ key: event.key, at: clock.now(), text: event.payload.text });
+          if (fresh)
+            fired.push({
+              key: event.key,
+              at: clock.now(),
+              title: event.payload.title,
+              text: event.payload.text,
+            });
           return fresh;
         },
         deliverTo: () => ['cli:terminal'],
@@ -254,7 +260,10 @@ describe('CalDAV calendars against a real Radicale', () => {
       // 5 April excluded; 08:45 CEST = 06:45 UTC
       ['cal:' + env.name + ':weekly-1:2027-04-12T07:00:00.000Z', '2027-04-12T06:45:00.000Z'],
     ]);
-    expect(fired[1]!.text).toBe('Weekly sync (moved) at Mon 29 Mar, 11:00');
+    expect(fired[1]).toMatchObject({
+      title: '📅 In 15 min',
+      text: 'Weekly sync (moved) at Mon 29 Mar, 11:00',
+    });
     env.stores.close();
   });
 
