@@ -9,6 +9,7 @@ export type PageName =
   | 'chat'
   | 'approvals'
   | 'feed'
+  | 'agenda'
   | 'reminders'
   | 'tasks'
   | 'memos'
@@ -20,6 +21,7 @@ export const PAGES: readonly PageName[] = [
   'chat',
   'approvals',
   'feed',
+  'agenda',
   'reminders',
   'tasks',
   'memos',

@@ -7,6 +7,7 @@ const PATHS = {
   shield: 'M12 3l8 3v6c0 5-3.5 8-8 9-4.5-1-8-4-8-9V6z M9 12l2 2 4-4',
   feed: 'M4 4h16v16H4z M4 14h5l1.5 2h3L15 14h5',
   clock: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18z M12 7v5l3 2',
+  calendar: 'M4 6h16v14H4z M4 10h16 M8 3v5 M16 3v5',
   tasks: 'M4 4h16v16H4z M8 12l3 3 5-6',
   memo: 'M6 3h9l4 4v14H6z M14 3v5h5 M9 12h7 M9 16h7',
   goal: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18z M12 16a4 4 0 1 0 0-8 4 4 0 0 0 0 8z M12 12h.01',

@@ -13,6 +13,7 @@ export const NAV_ITEMS: ReadonlyArray<{ page: PageName; label: string; icon: Ico
   { page: 'chat', label: 'Chat', icon: 'chat' },
   { page: 'approvals', label: 'Approvals', icon: 'shield' },
   { page: 'feed', label: 'Feed', icon: 'feed' },
+  { page: 'agenda', label: 'Agenda', icon: 'calendar' },
   { page: 'reminders', label: 'Reminders', icon: 'clock' },
   { page: 'tasks', label: 'Tasks', icon: 'tasks' },
   { page: 'memos', label: 'Memos', icon: 'memo' },

@@ -16,6 +16,7 @@ const more = () => import('./more-pages');
 
 const LOADERS: Partial<Record<PageName, () => Promise<PageComponent>>> = {
   feed: () => more().then((module) => module.FeedPage),
+  agenda: () => more().then((module) => module.AgendaPage),
   reminders: () => more().then((module) => module.RemindersPage),
   tasks: () => more().then((module) => module.TasksPage),
   memos: () => more().then((module) => module.MemosPage),

@@ -1,4 +1,5 @@
 /** The pages loaded after the first screen, as one chunk (see lazy-pages.tsx). */
+export { AgendaPage } from './agenda-page';
 export { FeedPage } from './feed-page';
 export { GoalsPage } from './goals-page';
 export { MemoryPage } from './memory-page';
