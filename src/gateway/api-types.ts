@@ -337,8 +337,19 @@ export interface Settings {
   quietHours: string | null;
   gateMode: GateMode;
   timezone: string;
+  /** `briefing.at` (`HH:MM`, the owner's zone), or '' while the morning briefing is off (also sent to turn it off). */
+  briefingAt: string;
+  /**
+   * `briefing.days`. `custom` is only shown, never sent: config.yaml names a list of days (`[mon, thu]`, see
+   * {@link SettingsView.briefingDayNames}); a change that sends no `briefingDays` keeps that list.
+   */
+  briefingDays: BriefingDays;
+  /** `briefing.weather`: a place name or `lat,lon` for the forecast, or '' for none. */
+  briefingWeather: string;
   configError?: string | null;
 }
+
+export type BriefingDays = 'daily' | 'weekdays' | 'weekends' | 'custom';
 
 /**
  * What `GET` and `PATCH /api/settings` answer: the editable settings, and the backup schedule and retention
@@ -349,6 +360,8 @@ export interface SettingsView extends Settings {
   backup: BackupSchedule;
   /** `retention:` in config.yaml with its defaults applied. */
   retention: RetentionDays;
+  /** The days the briefing runs on, Sunday first (`['mon', 'thu']`): what `custom` stands for. */
+  briefingDayNames: string[];
 }
 
 /**
@@ -393,6 +406,14 @@ export interface OnboardingResult {
   saved?: boolean;
   model?: string;
   test?: ModelTest;
+}
+
+/** What `POST /api/onboarding/briefing` answers: the briefing now in config.yaml. */
+export interface OnboardingBriefing {
+  /** `HH:MM`. */
+  at: string;
+  /** The days it runs on, Sunday first (`['mon', …, 'fri']`). */
+  dayNames: string[];
 }
 
 export interface UploadedFile {

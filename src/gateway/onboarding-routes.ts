@@ -20,6 +20,7 @@ import type * as Api from './api-types.js';
 import { ENV_REFERENCE_REFUSED, hasEnvReference } from './has-env-reference.js';
 import { problem } from './problem.js';
 import { limitBody, validBody } from './route-input.js';
+import { briefingDayNames, saveSettings } from './settings-routes.js';
 
 export interface OnboardingRouteOptions {
   home: string;
@@ -100,6 +101,12 @@ type OnboardingRequest = z.infer<typeof request>;
 const modelsRequest = z.strictObject({
   baseUrl: z.string().trim().min(1).max(2048).refine(literal, ENV_REFERENCE_REFUSED),
   key: z.string().max(4096).optional(),
+});
+
+/** `POST /api/onboarding/briefing`: the optional step after the model, turning the morning briefing on. */
+const briefingRequest = z.strictObject({
+  at: z.string().trim().min(1).max(16),
+  days: z.enum(['daily', 'weekdays', 'weekends']).optional(),
 });
 
 /** How long the model list may take: the owner is waiting with the form open. */
@@ -258,7 +265,9 @@ function serverModels(): Handler {
 
 /**
  * `GET /api/onboarding` (whether a model is needed, and the presets to choose from), `POST
- * /api/onboarding/models` (`{baseUrl, key?}` → `{models, error?}`: what that server lists) and `POST /api/onboarding`
+ * /api/onboarding/models` (`{baseUrl, key?}` → `{models, error?}`: what that server lists), `POST
+ * /api/onboarding/briefing` (`{at, days?}` → `{at, dayNames}`: the morning briefing turned on, validated and
+ * written as `PATCH /api/settings` does; a bad time is a 400 and writes nothing) and `POST /api/onboarding`
  * (`{preset, key?, model?, baseUrl?, force?}`): builds the endpoint, tests it with one tiny request, and —
  * when it answered, or with `force` — stores the key in `<home>/.env` (0600) under the preset's variable and
  * adds the model to config.yaml as `api_key: ${VAR}`, never the key itself. The running app picks the new
@@ -282,6 +291,20 @@ export function onboardingRoutes(options: OnboardingRouteOptions): Hono {
   // Asks only the URL the owner typed (http(s), no redirects, a short deadline, a capped body): never a
   // host Wren picks itself. The key, when given, is sent to that server only and never echoed.
   app.post('/api/onboarding/models', limitBody(16 * 1024), serverModels());
+
+  // The optional step after the model: the same validated write as Settings (`briefing.at`, `briefing.days`).
+  // Skipping it calls nothing, so nothing is written.
+  app.post('/api/onboarding/briefing', limitBody(4 * 1024), async (c) => {
+    const parsed = await validBody(c, briefingRequest);
+    if (!parsed.ok) return parsed.response;
+    const { at, days } = parsed.value;
+    const refusal = saveSettings(home, env, { briefingAt: at, ...(days ? { briefingDays: days } : {}) });
+    if (refusal) return bad(c, refusal);
+    const { briefing } = loadConfig(home, env);
+    const saved = { at: briefing.at ?? '', dayNames: briefingDayNames(briefing) };
+    options.logger?.info({ at: saved.at }, 'onboarding turned the morning briefing on');
+    return c.json(saved satisfies Api.OnboardingBriefing);
+  });
 
   app.post('/api/onboarding', limitBody(64 * 1024), async (c) => {
     const parsed = await validBody(c, request);

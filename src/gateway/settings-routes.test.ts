@@ -23,7 +23,14 @@ const RETENTION_DEFAULTS = {
   feedDays: 90,
   execLogDays: 30,
 };
-const DEFAULTS = { backup: UNSCHEDULED, retention: RETENTION_DEFAULTS };
+/** No `briefing:`: off, every day once turned on, no weather. */
+const BRIEFING_OFF = {
+  briefingAt: '',
+  briefingDays: 'daily',
+  briefingWeather: '',
+  briefingDayNames: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'],
+};
+const DEFAULTS = { backup: UNSCHEDULED, retention: RETENTION_DEFAULTS, ...BRIEFING_OFF };
 
 const CONFIG = `# My Wren: hand-written, keep this comment
 gateway:
@@ -265,6 +272,123 @@ describe('settings routes', () => {
     expect(filled.body.settings).toMatchObject({ proactivity: 'off', quietHours: '22:00-06:00' });
     expect(loadConfig(empty.home, {}).proactive.proactivity).toBe('off');
     expect(empty.text()).toContain('# settings to come');
+  });
+
+  it('shows the morning briefing of `briefing:`: its time, days as a word (or custom) and weather place', async () => {
+    const on = setup(`${CONFIG}briefing:\n  at: "7:30"\n  days: weekdays\n  weather: Berlin\n`);
+    expect((await on.send('GET')).body).toMatchObject({
+      briefingAt: '07:30',
+      briefingDays: 'weekdays',
+      briefingWeather: 'Berlin',
+      briefingDayNames: ['mon', 'tue', 'wed', 'thu', 'fri'],
+    });
+    // A list naming the same days as a word shows as that word; any other list is custom.
+    const same = setup(`${CONFIG}briefing:\n  at: "06:00"\n  days: [sun, sat]\n`);
+    expect((await same.send('GET')).body).toMatchObject({ briefingDays: 'weekends' });
+    const custom = setup(`${CONFIG}briefing:\n  at: "06:00"\n  days: [thu, mon]\n`);
+    expect((await custom.send('GET')).body).toMatchObject({
+      briefingAt: '06:00',
+      briefingDays: 'custom',
+      briefingDayNames: ['mon', 'thu'],
+      briefingWeather: '',
+    });
+  });
+
+  it('turns the briefing on, changes it and turns it off in `briefing:`, keeping the rest of the file', async () => {
+    const { send, text, home } = setup();
+    const on = await send('PATCH', {
+      briefingAt: '7:30',
+      briefingDays: 'weekdays',
+      briefingWeather: 'Berlin',
+    });
+    expect(on).toMatchObject({
+      status: 200,
+      body: { settings: { briefingAt: '07:30', briefingDays: 'weekdays', briefingWeather: 'Berlin' } },
+    });
+    expect(text()).toMatch(/^briefing:\n {2}at: "?07:30"?\n {2}days: weekdays\n {2}weather: Berlin$/m);
+    expect(text()).toContain('proactivity: low # chatty enough');
+    expect(loadConfig(home, {}).briefing).toEqual({ at: '07:30', days: [1, 2, 3, 4, 5], weather: 'Berlin' });
+
+    const changed = await send('PATCH', { briefingAt: '06:45', briefingDays: 'daily' });
+    expect(changed.body.settings).toMatchObject({
+      briefingAt: '06:45',
+      briefingDays: 'daily',
+      briefingWeather: 'Berlin',
+    });
+    expect(loadConfig(home, {}).briefing).toMatchObject({ at: '06:45', days: [0, 1, 2, 3, 4, 5, 6] });
+
+    // '' turns it off (and clears the weather); the days stay for the next time it is turned on.
+    const off = await send('PATCH', { briefingAt: '', briefingWeather: '' });
+    expect(off.status).toBe(200);
+    expect(off.body.settings).toMatchObject({ briefingAt: '', briefingWeather: '', briefingDays: 'daily' });
+    expect(loadConfig(home, {}).briefing.at).toBeUndefined();
+    expect(text()).not.toMatch(/at: |weather:/);
+    // null turns it off as well; with nothing left the section goes.
+    await send('PATCH', { briefingAt: '08:00' });
+    await send('PATCH', { briefingAt: null });
+    expect(loadConfig(home, {}).briefing.at).toBeUndefined();
+  });
+
+  /** The list as written (the YAML writer pads a flow list: `[ mon, thu ]`), its comment kept. */
+  const GYM_DAYS = /^ {2}days: \[ ?mon, thu ?\] # gym days$/m;
+
+  it('keeps a custom list of days through changes that do not name the days; a word chosen replaces it', async () => {
+    const { send, text, home } = setup(`${CONFIG}briefing:\n  at: "07:00"\n  days: [mon, thu] # gym days\n`);
+    const moved = await send('PATCH', {
+      briefingAt: '06:15',
+      briefingWeather: 'Hamburg',
+      gateMode: 'strict',
+    });
+    expect(moved.body.settings).toMatchObject({
+      briefingAt: '06:15',
+      briefingDays: 'custom',
+      briefingDayNames: ['mon', 'thu'],
+    });
+    expect(text()).toMatch(GYM_DAYS);
+    await send('PATCH', { briefingAt: '' });
+    await send('PATCH', { briefingAt: '07:00' });
+    expect(text()).toMatch(GYM_DAYS);
+    expect(loadConfig(home, {}).briefing.days).toEqual([1, 4]);
+
+    // 'custom' itself is only shown: it cannot be sent.
+    const refused = await send('PATCH', { briefingDays: 'custom' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error?.message).toMatch(/^briefingDays: /);
+    expect(text()).toMatch(GYM_DAYS);
+
+    const weekends = await send('PATCH', { briefingDays: 'weekends' });
+    expect(weekends.body.settings).toMatchObject({
+      briefingDays: 'weekends',
+      briefingDayNames: ['sun', 'sat'],
+    });
+    expect(text()).not.toMatch(/mon, thu/);
+  });
+
+  it('refuses a briefing time that is not HH:MM with one plain sentence, writing nothing', async () => {
+    const { send, text, file } = setup(`${CONFIG}briefing:\n  at: "07:30"\n`);
+    const before = text();
+    for (const briefingAt of [
+      '25:00',
+      '7.30',
+      '07:60',
+      'seven',
+      '07:30-08:00',
+      '07:30\nweather: x',
+      '${AT}',
+    ]) {
+      const answer = await send('PATCH', { briefingAt, briefingDays: 'weekdays', gateMode: 'auto' });
+      expect(answer.status, briefingAt).toBe(400);
+      expect(answer.body.error).toEqual({
+        code: 'bad_request',
+        message: 'The briefing time must look like 07:30 (HH:MM, 24-hour time); nothing was saved.',
+      });
+      expect(JSON.stringify(answer.body)).not.toContain(file);
+      expect(text()).toBe(before);
+    }
+    const placeholder = await send('PATCH', { briefingWeather: '${HOME_TOWN}' });
+    expect(placeholder.status).toBe(400);
+    expect(placeholder.body.error?.message).toMatch(/^briefingWeather: `\$\{` is not allowed here/);
+    expect(text()).toBe(before);
   });
 
   it('answers an empty change with the settings and leaves the file byte for byte', async () => {

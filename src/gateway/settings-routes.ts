@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { type Document, isMap, isScalar, YAMLMap } from 'yaml';
 import { z } from 'zod';
+import { type BriefingConfig, briefingSectionSchema } from '../config/briefing-config.js';
 import { editConfig } from '../config/config-writer.js';
 import { configPath, loadConfig } from '../config/load-config.js';
 import type { BackupConfig, RetentionConfig } from '../config/operations-config.js';
@@ -32,6 +33,14 @@ export interface Settings {
   gateMode: (typeof GATE_MODES)[number];
   /** `agent.timezone`, or the system's zone when config.yaml names none. */
   timezone: string;
+  /** `briefing.at` as `HH:MM`, or '' while the morning briefing is off. */
+  briefingAt: string;
+  /** `briefing.days` as its word, or `custom` for a list of days (named in `briefingDayNames`). */
+  briefingDays: Api.BriefingDays;
+  /** `briefing.weather`, or '' for none. */
+  briefingWeather: string;
+  /** The days the briefing runs on, Sunday first. */
+  briefingDayNames: string[];
   /** Why config.yaml cannot be loaded as it is now (the values are then the config in force); else null. */
   configError: string | null;
   /** `backup:`, read-only (edited in config.yaml): see {@link backupSchedule}. */
@@ -48,9 +57,16 @@ const changes = z.strictObject({
   quietHours: z.string().trim().max(64).refine(literal, ENV_REFERENCE_REFUSED).nullable().optional(),
   gateMode: z.enum(GATE_MODES).optional(),
   timezone: z.string().trim().min(1).max(100).refine(literal, ENV_REFERENCE_REFUSED).nullable().optional(),
+  /** '' or null turns the briefing off (its days and weather stay for the next time it is turned on). */
+  briefingAt: z.string().trim().max(16).nullable().optional(),
+  /** Only the words: a custom list of days is edited in config.yaml (choosing a word here replaces it). */
+  briefingDays: z.enum(['daily', 'weekdays', 'weekends']).optional(),
+  briefingWeather: z.string().trim().max(200).refine(literal, ENV_REFERENCE_REFUSED).nullable().optional(),
 });
 
-type Changes = z.output<typeof changes>;
+/** A change to the settings, as `PATCH /api/settings` takes it (see {@link saveSettings}). */
+export type SettingChanges = z.output<typeof changes>;
+type Changes = SettingChanges;
 
 /** Where each setting lives in config.yaml: [section, key]. */
 const KEYS = {
@@ -58,6 +74,9 @@ const KEYS = {
   quietHours: ['proactive', 'quiet_hours'],
   gateMode: ['gate', 'mode'],
   timezone: ['agent', 'timezone'],
+  briefingAt: ['briefing', 'at'],
+  briefingDays: ['briefing', 'days'],
+  briefingWeather: ['briefing', 'weather'],
 } as const satisfies Record<keyof Changes, readonly [string, string]>;
 
 /** The refusal of a quiet-hours value that is not `HH:MM-HH:MM` (checked before config.yaml is read). */
@@ -74,6 +93,30 @@ export function settingsRefusal(message: string, file: string): string {
     /^change not saved, it would make the config invalid:\s*/,
     'Not saved — config.yaml would be invalid: ',
   );
+}
+
+/** The refusal of a briefing time that is not `HH:MM` (checked before config.yaml is read). */
+export const BRIEFING_AT_REFUSED =
+  'The briefing time must look like 07:30 (HH:MM, 24-hour time); nothing was saved.';
+
+const DAY_NAMES = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
+
+/** The days the briefing runs on by name, Sunday first (`['mon', 'thu']`). Pure. */
+export const briefingDayNames = (briefing: BriefingConfig): string[] =>
+  briefing.days.map((day) => DAY_NAMES[day]!);
+const DAY_WORDS: ReadonlyArray<[Api.BriefingDays, string]> = [
+  ['daily', '0,1,2,3,4,5,6'],
+  ['weekdays', '1,2,3,4,5'],
+  ['weekends', '0,6'],
+];
+
+/**
+ * The word for the days the briefing runs on (read from the loaded config, so `[sat, sun]` shows as
+ * `weekends`: the same days), or `custom` for any other list. Pure.
+ */
+function briefingDaysWord(briefing: BriefingConfig): Api.BriefingDays {
+  const days = briefing.days.join(',');
+  return DAY_WORDS.find(([, list]) => list === days)?.[0] ?? 'custom';
 }
 
 const clock = (minutes: number) =>
@@ -124,6 +167,10 @@ function toSettings(config: WrenConfig, configError: string | null): Settings {
     quietHours: quiet ? `${clock(quiet.start)}-${clock(quiet.end)}` : null,
     gateMode: config.gate.mode,
     timezone: config.agent.timezone,
+    briefingAt: config.briefing.at ?? '',
+    briefingDays: briefingDaysWord(config.briefing),
+    briefingWeather: config.briefing.weather ?? '',
+    briefingDayNames: briefingDayNames(config.briefing),
     configError,
     backup: backupSchedule(config.backup),
     retention: retentionDays(config.retention),
@@ -171,9 +218,46 @@ function write(doc: Document, [section, key]: readonly [string, string], value: 
   else map.set(key, doc.createNode(value));
 }
 
+/** What config.yaml holds for a setting's value: '' (and null) clear the free texts; a time gets its `0`. */
+function yamlValue(name: keyof Changes, value: string | null): string | null {
+  if (value === null || (value === '' && (name === 'briefingAt' || name === 'briefingWeather'))) return null;
+  return name === 'briefingAt' ? value.padStart(5, '0') : value;
+}
+
 /**
- * `GET /api/settings` and `PATCH /api/settings`: proactivity, quiet hours, gate mode and time zone, read from
- * and written to config.yaml (the single source of truth; the running app reloads it). A change goes
+ * Writes `changes` (each key given; `undefined` = left as it is) into config.yaml through `editConfig`.
+ * @returns null when saved (or nothing was to change), else the plain sentence why not — nothing is written
+ * then. @throws what editConfig throws besides ConfigError.
+ */
+export function saveSettings(home: string, env: Env, changes: SettingChanges): string | null {
+  const quiet = changes.quietHours;
+  if (typeof quiet === 'string' && !proactiveSectionSchema.shape.quiet_hours.safeParse(quiet).success)
+    return QUIET_HOURS_REFUSED;
+  const at = changes.briefingAt;
+  if (at && !briefingSectionSchema.shape.at.safeParse(at).success) return BRIEFING_AT_REFUSED;
+  const given = Object.entries(changes).filter(([, value]) => value !== undefined) as Array<
+    [keyof Changes, string | null]
+  >;
+  if (given.length === 0) return null;
+  const file = configPath(home);
+  try {
+    editConfig(
+      home,
+      (doc) => {
+        for (const [name, value] of given) write(doc, KEYS[name], yamlValue(name, value), file);
+      },
+      env,
+    );
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return settingsRefusal(error.message, file);
+  }
+  return null;
+}
+
+/**
+ * `GET /api/settings` and `PATCH /api/settings`: proactivity, quiet hours, gate mode, time zone and the
+ * morning briefing's time, days and weather place, read from and written to config.yaml (the single source of truth; the running app reloads it). A change goes
  * through `editConfig`: comments, layout and `${VAR}` placeholders survive, and the whole resulting file is
  * validated as loading it would be — an invalid change writes nothing and answers 400 with the validator's
  * message. A value holding `${` is refused (400) before the file is read: see {@link hasEnvReference}. Both
@@ -183,7 +267,6 @@ function write(doc: Document, [section, key]: readonly [string, string], value: 
 export function settingsRoutes(options: SettingsRouteOptions): Hono {
   const app = new Hono();
   const { home, env } = options;
-  const file = configPath(home);
 
   const read = (): Settings => {
     try {
@@ -199,26 +282,8 @@ export function settingsRoutes(options: SettingsRouteOptions): Hono {
   app.patch('/api/settings', limitBody(16 * 1024), async (c) => {
     const parsed = await validBody(c, changes);
     if (!parsed.ok) return parsed.response;
-    const quiet = parsed.value.quietHours;
-    if (typeof quiet === 'string' && !proactiveSectionSchema.shape.quiet_hours.safeParse(quiet).success)
-      return c.json(problem('bad_request', QUIET_HOURS_REFUSED), 400);
-    const given = Object.entries(parsed.value).filter(([, value]) => value !== undefined) as Array<
-      [keyof Changes, string | null]
-    >;
-    if (given.length > 0) {
-      try {
-        editConfig(
-          home,
-          (doc) => {
-            for (const [name, value] of given) write(doc, KEYS[name], value, file);
-          },
-          env,
-        );
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error;
-        return c.json(problem('bad_request', settingsRefusal(error.message, file)), 400);
-      }
-    }
+    const refusal = saveSettings(home, env, parsed.value);
+    if (refusal) return c.json(problem('bad_request', refusal), 400);
     return c.json({ settings: read() } satisfies Api.SettingsSaved);
   });
   return app;

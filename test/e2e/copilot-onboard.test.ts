@@ -29,6 +29,7 @@ describe('wren onboard with GitHub Copilot', () => {
       [/Which model provider\?/, DOWN.repeat(COPILOT_ROW) + ENTER],
       [/Model id/, ENTER],
       [/Name for this model/, ENTER],
+      [/Would you like a morning briefing\?/, ENTER],
     ]);
     expect(result.screen).toContain('WREN-1234');
     expect(result.screen).toContain(`${copilot.url}/login/device`);

@@ -28,10 +28,14 @@ describe('wren onboard', () => {
       [/API key/, `sk-onboard-KEY-4242${ENTER}`],
       [/Which model\?/, ENTER],
       [/Name for this model/, ENTER],
+      // The optional step after the model: Enter skips it, and nothing is written for it.
+      [/Would you like a morning briefing\? Time \(e\.g\. 07:30\) or Enter to skip/, ENTER],
     ]);
     expect(result.screen).toMatch(/It answered in \d+ ms/);
     expect(result.code).toBe(0);
+    expect(result.screen).not.toMatch(/On which days\?/);
     const config = readFileSync(join(home, 'config.yaml'), 'utf8');
+    expect(config).not.toMatch(/^briefing:/m);
     expect(config).toMatch(/name: main/);
     expect(config).toMatch(/api_key: \$\{WREN_CUSTOM_API_KEY\}/);
     expect(config).not.toContain('sk-onboard-KEY-4242');
@@ -69,6 +73,7 @@ describe('wren onboard', () => {
         [/API key, if the server needs one/, ENTER],
         [/Which model\?/, DOWN + ENTER],
         [/Name for this model/, ENTER],
+        [/Would you like a morning briefing\?/, ENTER],
       ]);
       expect(result.screen).toMatch(/serves 2 models/);
       expect(result.screen).toMatch(/It answered in \d+ ms/);
@@ -95,9 +100,36 @@ describe('wren onboard', () => {
       [/API key, if the server needs one/, `sk-onboard-KEY-4242${ENTER}`],
       [/Model id/, `fake-model${ENTER}`],
       [/Name for this model/, ENTER],
+      [/Would you like a morning briefing\?/, ENTER],
     ]);
     expect(result.screen).toMatch(/No model list at .*\/no-list\/v1\/models \(HTTP 404\)/);
     expect(result.code).toBe(0);
     expect(readFileSync(join(home, 'config.yaml'), 'utf8')).toMatch(/api_key: \$\{WREN_CUSTOM_API_KEY\}/);
+  });
+
+  it('turns on a morning briefing after the model: a bad time is asked again, then the days', async () => {
+    const local = await startFakeLlmServer({ models: ['llama-3.1-8b'] });
+    try {
+      const home = makeHome('# my settings\n');
+      const result = await onboard(home, [
+        [/Which model provider\?/, UP + ENTER],
+        [/Wire protocol/, ENTER],
+        [/Base URL/, `${local.baseUrls.openai}${ENTER}`],
+        [/API key, if the server needs one/, ENTER],
+        [/Which model\?/, ENTER],
+        [/Name for this model/, ENTER],
+        [/Would you like a morning briefing\?/, `25:00${ENTER}`],
+        [/a time like 07:30, or empty/, `${'\u007f'.repeat(5)}7:30${ENTER}`],
+        [/On which days\?/, DOWN + ENTER],
+      ]);
+      expect(result.code).toBe(0);
+      expect(result.screen).toMatch(/Saved "main" and a morning briefing \(every day at 07:30\)/);
+      const config = readFileSync(join(home, 'config.yaml'), 'utf8');
+      expect(config).toContain('# my settings');
+      expect(config).toMatch(/model: llama-3\.1-8b/);
+      expect(config).toMatch(/^briefing:\n {2}at: "?07:30"?\n {2}days: daily$/m);
+    } finally {
+      await local.close();
+    }
   });
 });

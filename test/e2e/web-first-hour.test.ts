@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -272,6 +272,49 @@ describe('the web app in the first hour', { timeout: 45_000 }, () => {
     await expect(page.getByRole('status').filter({ hasText: 'Saved to config.yaml.' }).count()).resolves.toBe(
       0,
     );
+  });
+
+  it('morning briefing: set in Settings, written to config.yaml; a custom list of days is kept, then off', async () => {
+    const page = await signedIn();
+    await go(page, 'Settings');
+    const config = () => readFileSync(join(home, 'config.yaml'), 'utf8');
+    const section = page.getByRole('region', { name: 'Morning briefing' });
+    const time = section.getByLabel('Briefing time', { exact: true });
+    const saveTime = section.getByRole('button', { name: 'Save briefing time' });
+    const saved = section.getByRole('status').filter({ hasText: 'Saved to config.yaml.' });
+    await time.fill('7:3');
+    await saveTime.click();
+    const refusal = page.locator('#briefingAt-error');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toBe(
+      'The briefing time must look like 07:30 (HH:MM, 24-hour time); nothing was saved.',
+    );
+    expect(config()).not.toMatch(/^briefing:/m);
+
+    await time.fill('06:45');
+    await saveTime.click();
+    await saved.waitFor();
+    await section.getByLabel('Briefing days').selectOption('weekdays');
+    await expect.poll(config).toMatch(/^briefing:\n {2}at: "?06:45"?\n {2}days: weekdays$/m);
+    await section.scrollIntoViewIfNeeded();
+    await screenshot(page, 'first-hour-briefing');
+
+    // A list of days written by hand shows as "Custom" and survives a change of the time.
+    writeFileSync(join(home, 'config.yaml'), config().replace('days: weekdays', 'days: [mon, thu] # gym'));
+    await page.reload();
+    await section.getByLabel('Briefing days').waitFor();
+    expect(await section.getByLabel('Briefing days').inputValue()).toBe('custom');
+    await section.getByText('config.yaml lists the days (mon, thu)').waitFor();
+    await time.fill('07:15');
+    await saveTime.click();
+    await saved.waitFor();
+    expect(config()).toMatch(/^ {2}at: "?07:15"?\n {2}days: \[ ?mon, thu ?\] # gym$/m);
+
+    // Empty turns it off (and no briefing is left to run during the other tests).
+    await time.fill('');
+    await saveTime.click();
+    await saved.waitFor();
+    expect(config()).not.toMatch(/^ {2}at: /m);
   });
 
   it('labels the approval modes as docs/gate.md describes them (auto still asks for danger signatures)', async () => {

@@ -21,6 +21,7 @@ import type {
   ModelList,
   ModelTest,
   Onboarding,
+  OnboardingBriefing,
   OnboardingResult,
   PairingApproved,
   PairingList,
@@ -336,6 +337,9 @@ export const finishOnboarding = (fields: {
   /** Save even though the test failed (a local server not started yet). */
   force?: boolean;
 }) => post<OnboardingResult>('/api/onboarding', defined(fields));
+/** Onboarding's optional step: the morning briefing at `at` (HH:MM) on weekdays or every day. */
+export const startBriefing = (at: string, days: 'weekdays' | 'daily') =>
+  post<OnboardingBriefing>('/api/onboarding/briefing', { at, days });
 /** The models the server at `baseUrl` lists (the gateway asks it); `error` says why there are none. */
 export const listServerModels = (baseUrl: string, key?: string, signal?: AbortSignal) =>
   request<ServerModelList>('POST', '/api/onboarding/models', {

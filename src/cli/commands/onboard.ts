@@ -1,8 +1,10 @@
 import * as prompts from '@clack/prompts';
+import { briefingSectionSchema } from '../../config/briefing-config.js';
 import type { ModelEntry } from '../../config/config-schema.js';
 import { addModel, setEnvVar } from '../../config/config-writer.js';
 import { ensureHome } from '../../config/home.js';
 import { loadConfig } from '../../config/load-config.js';
+import { saveSettings } from '../../gateway/settings-routes.js';
 import { COPILOT_TOKEN_ENV, copilotAuth } from '../../llm/copilot-auth.js';
 import type { CopilotAuth, EndpointConfig, Protocol } from '../../llm/endpoint.js';
 import { listServerModels } from '../../llm/list-server-models.js';
@@ -197,7 +199,47 @@ async function describeEndpoint(choice: Choice, options: { env: NodeJS.ProcessEn
   };
 }
 
-/** `wren onboard`: pick a provider and model, test it, then save it to config.yaml (and the key to .env). */
+const briefingTime = (text: string) => briefingSectionSchema.shape.at.safeParse(text).success;
+
+/**
+ * The optional step after the model: a morning briefing at a time (and weekdays or every day), written to
+ * `briefing:` in config.yaml as Settings writes it. Enter (or Ctrl+C: the model is saved already) skips it
+ * and writes nothing. Returns what was turned on for the closing line (` and a morning briefing (…)`), or ''.
+ */
+async function offerBriefing(home: string): Promise<string> {
+  try {
+    const at = answer(
+      await prompts.text({
+        message: 'Would you like a morning briefing? Time (e.g. 07:30) or Enter to skip',
+        validate: (v) => (!v?.trim() || briefingTime(v.trim()) ? undefined : 'a time like 07:30, or empty'),
+      }),
+    )?.trim();
+    if (!at) return '';
+    const days = answer(
+      await prompts.select({
+        message: 'On which days?',
+        options: [
+          { value: 'weekdays' as const, label: 'Weekdays' },
+          { value: 'daily' as const, label: 'Every day' },
+        ],
+      }),
+    );
+    const refusal = saveSettings(home, process.env, { briefingAt: at, briefingDays: days });
+    if (refusal) {
+      prompts.log.warn(`The briefing was not saved: ${refusal}`);
+      return '';
+    }
+    return ` and a morning briefing (${days === 'daily' ? 'every day' : 'weekdays'} at ${at.padStart(5, '0')})`;
+  } catch (error) {
+    if (error instanceof Cancelled) return '';
+    throw error;
+  }
+}
+
+/**
+ * `wren onboard`: pick a provider and model, test it, then save it to config.yaml (and the key to .env);
+ * then, optionally, a morning briefing.
+ */
 export async function runOnboard(options: { home: string }): Promise<number> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     process.stderr.write(
@@ -279,7 +321,7 @@ export async function runOnboard(options: { home: string }): Promise<number> {
       }
       addModel(home, entry);
       prompts.outro(
-        `Saved "${name}" to ${home}/config.yaml. Chat with \`${wren()} chat\`, or start the gateway with \`${wren()} start\`.`,
+        `Saved "${name}"${await offerBriefing(home)} to ${home}/config.yaml. Chat with \`${wren()} chat\`, or start the gateway with \`${wren()} start\`.`,
       );
       return EXIT.ok;
     }

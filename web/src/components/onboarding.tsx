@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { finishOnboarding } from '../api';
+import { finishOnboarding, startBriefing } from '../api';
 import { errorText } from '../state';
-import type { OnboardingPreset, OnboardingResult } from '../types';
+import type { OnboardingBriefing, OnboardingPreset, OnboardingResult } from '../types';
 import { CodeText } from './code-text';
 import { ServerModelPicker } from './server-models';
 
@@ -9,7 +9,8 @@ import { ServerModelPicker } from './server-models';
  * First-run setup in a modal <dialog> (focus trapped, Escape skips): pick a provider, paste its key (a
  * password field; the key goes to the server once and is never shown again — it is kept in `.env`, and
  * config.yaml only names its variable), optionally a model id and base URL. The server tests the model and
- * answers with the result; a failed test saves nothing unless the owner chooses "Save anyway".
+ * answers with the result; a failed test saves nothing unless the owner chooses "Save anyway". Once saved,
+ * one optional step offers the morning briefing; "Done" without it writes nothing more.
  */
 export function OnboardingDialog({ presets, onClose }: { presets: OnboardingPreset[]; onClose: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -42,6 +43,7 @@ export function OnboardingDialog({ presets, onClose }: { presets: OnboardingPres
               ? `It answered in ${result.test.latencyMs ?? '?'} ms.`
               : `It did not answer yet: ${result.test?.error ?? 'unknown error'}`}
           </p>
+          <BriefingStep />
           <div class="dialog-actions">
             <button type="button" class="btn primary" onClick={onClose}>
               Done
@@ -52,6 +54,95 @@ export function OnboardingDialog({ presets, onClose }: { presets: OnboardingPres
         <SetupForm presets={presets} result={result} onResult={setResult} onClose={onClose} />
       )}
     </dialog>
+  );
+}
+
+/** `['mon', …, 'fri']` as "weekdays", all seven as "every day", else the names. Pure. */
+function daysText(names: string[]): string {
+  if (names.length === 7) return 'every day';
+  return names.join() === 'mon,tue,wed,thu,fri' ? 'weekdays' : names.join(', ');
+}
+
+/**
+ * "Would you like a morning briefing?": a time (HH:MM) and weekdays or every day, saved to config.yaml's
+ * `briefing:` by the server (which refuses a bad time with a sentence shown here). Optional: leaving the
+ * dialog without it writes nothing.
+ */
+function BriefingStep() {
+  const [at, setAt] = useState('');
+  const [days, setDays] = useState<'weekdays' | 'daily'>('weekdays');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState<OnboardingBriefing | null>(null);
+
+  if (saved) {
+    return (
+      <p class="field-ok" role="status">
+        Morning briefing on: {daysText(saved.dayNames)} at {saved.at}. Change it any time in Settings.
+      </p>
+    );
+  }
+  const submit = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      setSaved(await startBriefing(at.trim(), days));
+    } catch (failure) {
+      setError(errorText(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      class="onboarding-briefing"
+      aria-labelledby="briefing-step-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit();
+      }}
+    >
+      <h3 id="briefing-step-title">Would you like a morning briefing?</h3>
+      <p class="hint">
+        A short summary of your day (agenda, tasks, reminders, mail) at a time you choose. Optional: Done
+        skips it.
+      </p>
+      <div class="field-row">
+        <div class="field">
+          <label for="briefing-step-at" class="field-label">
+            Time
+          </label>
+          <input
+            id="briefing-step-at"
+            value={at}
+            placeholder="07:30"
+            aria-invalid={error ? true : undefined}
+            onInput={(event) => setAt(event.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="briefing-step-days" class="field-label">
+            Days
+          </label>
+          <select
+            id="briefing-step-days"
+            value={days}
+            onChange={(event) => setDays(event.currentTarget.value === 'daily' ? 'daily' : 'weekdays')}
+          >
+            <option value="weekdays">Weekdays</option>
+            <option value="daily">Every day</option>
+          </select>
+        </div>
+      </div>
+      {error ? (
+        <p class="field-error" role="alert">
+          <CodeText text={error} />
+        </p>
+      ) : null}
+      <button type="submit" class="btn" disabled={busy || !at.trim()}>
+        {busy ? 'Saving…' : 'Turn on the briefing'}
+      </button>
+    </form>
   );
 }
 

@@ -21,6 +21,18 @@ function FieldOutcome({ field, error, saved }: { field: Field; error: string | u
   ) : null;
 }
 
+/** What a page binds a {@link SelectSetting} to: its field, value and save state. */
+export type SelectBinding = Pick<
+  Parameters<typeof SelectSetting>[0],
+  'field' | 'value' | 'saving' | 'saved' | 'error' | 'onChange'
+>;
+
+/** What a page binds a {@link TextSetting} to: its field, draft text and save state. */
+export type TextBinding = Pick<
+  Parameters<typeof TextSetting>[0],
+  'field' | 'value' | 'changed' | 'saving' | 'saved' | 'error' | 'onInput' | 'onSave'
+>;
+
 /** A choice that saves as soon as it changes. */
 export function SelectSetting({
   field,
