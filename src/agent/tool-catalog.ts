@@ -15,6 +15,7 @@ export const TOOL_AREAS = {
   subagents: 'subagents',
   messaging: 'messaging',
   scheduling: 'scheduling and goals',
+  calendar: 'calendar',
 } as const;
 
 /** Heading of the one catalogue line that lists every tool group (an MCP server's tools). */

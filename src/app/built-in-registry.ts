@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { ToolRegistry } from '../agent/tool-registry.js';
 import { channelSecrets } from '../channels/channels-config.js';
+import { calendarSecrets } from '../config/calendar-config.js';
+import { hookSecrets } from '../config/hooks-config.js';
+import { mailWatchSecrets } from '../config/mail-watch-config.js';
 import type { WrenConfig } from '../config/wren-config.js';
 import { GroupedToolRegistry } from '../mcp/grouped-tool-registry.js';
 import { createExecTool } from '../tools/exec/exec-tool.js';
@@ -44,6 +47,9 @@ export function secretValues(
   if (config.web.search.apiKey) values.add(config.web.search.apiKey);
   if (config.web.weather.openWeatherMapKey) values.add(config.web.weather.openWeatherMapKey);
   for (const secret of channelSecrets(config.channels)) values.add(secret);
+  for (const secret of mailWatchSecrets(config.mailWatch)) values.add(secret);
+  for (const secret of calendarSecrets(config.calendars)) values.add(secret);
+  for (const secret of hookSecrets(config.hooks)) values.add(secret);
   for (const [name, value] of Object.entries(readDotEnv(home)))
     if (SECRET_NAME.test(name) && value) values.add(value);
   return [...values];

@@ -14,6 +14,7 @@ import type { EndpointConfig } from '../llm/endpoint.js';
 import { EndpointPool } from '../llm/endpoint-pool.js';
 import { findLocalEndpoint } from '../llm/find-local-endpoint.js';
 import type { Usage } from '../llm/types.js';
+import { type MailWatch, startMailWatch } from '../mail-watch/start-mail-watch.js';
 import { createMcpManager, type McpManager } from '../mcp/mcp-manager.js';
 import { type BackupService, createBackupService } from '../services/backup-service.js';
 import { createOwnerServices, type OwnerServices } from '../services/owner-services.js';
@@ -248,6 +249,25 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     proactive,
     mcp,
     watcher,
+    mailWatch: watchMailboxes(options, opened, proactive, models, config),
+  });
+}
+
+/** The owner's own mailboxes (`mail_watch:`), watched only by the process that runs the channels (`wren start`). */
+function watchMailboxes(
+  options: AppOptions,
+  opened: OpenedAppHome,
+  proactive: ProactiveWiring,
+  models: ReturnType<typeof wireModels>,
+  config: () => WrenConfig,
+): MailWatch | undefined {
+  if (!options.channels || config().mailWatch.length === 0) return undefined;
+  return startMailWatch(config().mailWatch, {
+    ledger: opened.stores.channels,
+    recordTrigger: proactive.recordTrigger,
+    model: models.model,
+    logger: opened.logger,
+    deliverTo: () => config().proactive.deliverTo,
   });
 }
 
@@ -325,6 +345,7 @@ function assembleApp(built: {
   proactive: ProactiveWiring;
   mcp: McpManager;
   watcher: ConfigWatcher | undefined;
+  mailWatch: MailWatch | undefined;
 }): WrenApp {
   const { opened, live, config, models, agent, mcp } = built;
   let closed: Promise<void> | undefined;
@@ -339,6 +360,7 @@ function assembleApp(built: {
     pool: models.pool,
     sessions: opened.stores.sessions,
     settings: opened.stores.settings,
+    calendars: opened.stores.calendars,
     services: built.services,
     backups: built.backups,
     gate: agent.gate,
@@ -356,6 +378,7 @@ function assembleApp(built: {
     configError: () => live.error,
     fileRoots: () => [config().workspace, ...config().tools.extraRoots],
     nextDue: built.proactive.nextDue,
+    recordTrigger: built.proactive.recordTrigger,
     status: (version) => appStatus(parts, version),
     mcpSettled: (maxMs) => mcpSettled(mcp, maxMs),
     async serve(serveOptions) {
@@ -364,7 +387,8 @@ function assembleApp(built: {
       return served;
     },
     close(graceMs = 10_000) {
-      closed ??= closeApp(parts, graceMs);
+      // The mail watchers stop first: none writes a cursor or records a trigger into a closing store.
+      closed ??= (built.mailWatch?.stop() ?? Promise.resolve()).then(() => closeApp(parts, graceMs));
       return closed;
     },
   };

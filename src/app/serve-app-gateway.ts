@@ -84,6 +84,18 @@ function routeDeps(app: WrenApp, version: string) {
     },
     goals: app.services.goals,
     pairings: app.services.pairings,
+    hooks: {
+      hooks: () => app.config().hooks,
+      record: (event) => app.recordTrigger(event),
+      defaultTargets: () => app.config().proactive.deliverTo,
+      onError: (error) => app.logger.error({ err: error }, 'webhook delivery not stored'),
+    },
+    calendars: {
+      calendars: () => app.config().calendars,
+      store: app.calendars,
+      timezone: () => app.config().agent.timezone,
+      redact: (text: string) => app.gate.redactor.text(text),
+    },
     nextDue: () => app.nextDue() ?? null,
     redact: (text: string) => app.gate.redactor.text(text),
     openAiApprovals: () => app.config().gateway.openaiCompat.approvals,

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Tool } from '../agent/tool.js';
 import type { ToolRegistry } from '../agent/tool-registry.js';
 import type { MessageBus } from '../bus/message-bus.js';
+import { createCalendarFeature } from '../calendar/calendar-feature.js';
 import type { MailTrigger } from '../channels/email/email-channel.js';
 import type { WrenConfig } from '../config/wren-config.js';
 import type { ChatModel } from '../llm/types.js';
@@ -25,6 +27,7 @@ import type { Stores } from '../store/open-stores.js';
 import type { TriggerEvent } from '../store/trigger-repository.js';
 import type { Logger } from '../util/logger.js';
 import { serviceContext } from './open-home.js';
+import { wireBriefing } from './wire-briefing.js';
 import { wireMemoryTidy } from './wire-memory-tidy.js';
 
 export interface ProactiveWiringOptions {
@@ -71,29 +74,25 @@ export interface ProactiveWiring {
  */
 export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring {
   const { home, stores, bus, logger, config } = options;
+  const { cronJobs, triggers } = stores;
   let nextDue: number | undefined;
-  // jobs.yaml (cron jobs) is read at every tick when it changed, and at once on a file event.
-  const jobs = new JobsWatcher({
-    path: join(home, 'jobs.yaml'),
-    onChange: () => proactive.wake(),
-    onError: (error) =>
-      logger.warn({ error: error.message }, 'jobs.yaml rejected; keeping the last good jobs'),
-  });
-  if (options.watch) jobs.watch();
-  const heartbeatFile = () => {
-    try {
-      return readFileSync(join(config().workspace, HEARTBEAT_FILE), 'utf8');
-    } catch {
-      return '';
-    }
-  };
+  const jobs = jobsWatcher(options, () => proactive.wake());
   const timezone = () => config().agent.timezone;
   const cronDefaults = () => ({ timezone: timezone(), deliverTo: config().proactive.deliverTo });
-  const { cronJobs, triggers } = stores;
   const goals = createGoals(stores.goals, { timezone });
   let triggersDue: (() => void) | undefined;
   const tidy = wireMemoryTidy({ stores, model: options.model, config, logger });
   const retention = () => config().retention;
+  const briefing = wireBriefing({ ...options, timezone, outbox: () => proactive.outbox });
+  const calendars = createCalendarFeature({
+    calendars: () => config().calendars,
+    store: stores.calendars,
+    timezone,
+    deliverTo: () => config().proactive.deliverTo,
+    record: (event) => recordTrigger(event),
+    wake: () => proactive.wake(),
+    onSyncError: (calendar, error) => logger.warn({ calendar, error: error.message }, 'calendar sync failed'),
+  });
   const proactive = createProactive({
     home,
     stores,
@@ -105,11 +104,19 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
       triggersDue = () => mail.notify();
       return [
         cronSource({ jobs: () => jobs.current(), defaults: cronDefaults, repository: cronJobs, outbox }),
+        // Before the triggers: a "before" trigger recorded in a tick is claimed in the same tick.
+        ...calendars.sources(),
         mail,
-        heartbeatSource({ config: () => config().proactive, timezone, heartbeat: heartbeatFile, outbox }),
+        heartbeatSource({
+          config: () => config().proactive,
+          timezone,
+          heartbeat: () => readHeartbeat(config().workspace),
+          outbox,
+        }),
         tidy.source(outbox),
         retentionSource({ config: retention, outbox }),
         backupSource({ everyMs: () => config().backup.everyMs, outbox }),
+        briefing.source(outbox),
         // Last: at most one goal pass per tick, after everything the owner scheduled.
         goalSource({ goals, outbox, config: () => config().proactive, timezone }),
       ];
@@ -117,6 +124,7 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
     tasks: {
       tidy: tidy.run,
       [BACKUP_KIND]: backupTask(options.backups),
+      ...briefing.tasks,
       [RETENTION_KIND]: retentionTask({
         store: stores.retention,
         config: retention,
@@ -136,18 +144,12 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
     wake();
     return true;
   };
-  const context = serviceContext(config);
-  const jobService = createJobService({ cronJobs, outbox: proactive.outbox }, context);
-  options.registry.register(
-    createCronTool({ file: join(home, 'jobs.yaml'), jobs: jobService, defaults: cronDefaults, wake }),
-  );
-  options.registry.register(
-    createReminderTool({
-      reminders: createReminderService({ reminders: proactive.reminders }, context),
-      wake,
-    }),
-  );
-  options.registry.register(createGoalTool({ goals: createGoalService(stores, context), wake }));
+  registerSchedulingTools(options, {
+    proactive,
+    cronDefaults,
+    wake,
+    extra: [...calendars.tools, briefing.tool(wake)],
+  });
   return {
     proactive,
     goals,
@@ -157,8 +159,58 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
       recordTrigger(mailTriggerEvent(trigger, config().proactive.deliverTo));
     },
     recordTrigger,
-
   };
+}
+
+/** The reminder, cron and goal tools over the scheduler's stores, plus the feature tools in `extra`. */
+function registerSchedulingTools(
+  options: ProactiveWiringOptions,
+  deps: {
+    proactive: Proactive;
+    cronDefaults: () => { timezone: string; deliverTo: readonly string[] };
+    wake: () => void;
+    extra: readonly Tool[];
+  },
+): void {
+  const { home, stores, config } = options;
+  const { proactive, cronDefaults, wake } = deps;
+  const context = serviceContext(config);
+  for (const tool of [
+    createCronTool({
+      file: join(home, 'jobs.yaml'),
+      jobs: createJobService({ cronJobs: stores.cronJobs, outbox: proactive.outbox }, context),
+      defaults: cronDefaults,
+      wake,
+    }),
+    createReminderTool({
+      reminders: createReminderService({ reminders: proactive.reminders }, context),
+      wake,
+    }),
+    createGoalTool({ goals: createGoalService(stores, context), wake }),
+    ...deps.extra,
+  ])
+    options.registry.register(tool);
+}
+
+/** HEARTBEAT.md of the workspace, '' when there is none. */
+function readHeartbeat(workspace: string): string {
+  try {
+    return readFileSync(join(workspace, HEARTBEAT_FILE), 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** jobs.yaml (cron jobs): read at every tick when it changed, and at once on a file event (with `watch`). */
+function jobsWatcher(options: ProactiveWiringOptions, wake: () => void): JobsWatcher {
+  const jobs = new JobsWatcher({
+    path: join(options.home, 'jobs.yaml'),
+    onChange: wake,
+    onError: (error) =>
+      options.logger.warn({ error: error.message }, 'jobs.yaml rejected; keeping the last good jobs'),
+  });
+  if (options.watch) jobs.watch();
+  return jobs;
 }
 
 /**

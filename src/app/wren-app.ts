@@ -12,7 +12,8 @@ import type { Memory } from '../memory/create-memory.js';
 import type { Proactive } from '../proactive/create-proactive.js';
 import type { BackupService } from '../services/backup-service.js';
 import type { OwnerServices } from '../services/owner-services.js';
-import type { ConversationStore, SettingsStore } from '../store/ports.js';
+import type { CalendarStore, ConversationStore, SettingsStore } from '../store/ports.js';
+import type { TriggerEvent } from '../store/trigger-repository.js';
 import type { SubagentManager } from '../tools/spawn/subagent-manager.js';
 import type { Logger } from '../util/logger.js';
 
@@ -56,6 +57,8 @@ export interface WrenApp {
   readonly pool: EndpointPool;
   readonly sessions: ConversationStore;
   readonly settings: SettingsStore;
+  /** The synced calendars' occurrences and sync state (the Agenda page and Settings read them). */
+  readonly calendars: Pick<CalendarStore, 'between' | 'state'>;
   /** The owner's actions on their data (memos, tasks, reminders, goals, pairings …), as every face takes them. */
   readonly services: OwnerServices;
   /** Archives of the home: `wren backup`'s service over this app's stores (scheduled backups, the Settings download). */
@@ -86,6 +89,8 @@ export interface WrenApp {
   status(version: string): Record<string, unknown>;
   /** When the scheduler next wakes (ms), or undefined when nothing is scheduled or it runs elsewhere. */
   nextDue(): number | undefined;
+  /** Stores an outside event (a webhook delivery …) to run once under its UNIQUE key; false when seen before. */
+  recordTrigger(event: Omit<TriggerEvent, 'id'>): boolean;
   /**
    * Resolves once no MCP server is still connecting (each is ready, failed or held), or after `maxMs`,
    * with the names still connecting then. A one-shot run waits for this so its turn sees the servers'

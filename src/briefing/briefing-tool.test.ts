@@ -65,7 +65,9 @@ describe('the briefing tool', () => {
     expect(tool.assess?.({ action: 'set', at: '07:30' }, toolContext())).toEqual({
       persists: 'a morning briefing at 07:30',
     });
-    expect(tool.assess?.({ action: 'off' }, toolContext())).toEqual({ removes: 'the morning briefing (turned off)' });
+    expect(tool.assess?.({ action: 'off' }, toolContext())).toEqual({
+      removes: 'the morning briefing (turned off)',
+    });
     expect(tool.assess?.({ action: 'show' }, toolContext())).toEqual({});
     expect(tool.risk).toBe('moderate');
   });

@@ -8,6 +8,10 @@ import { toolsSectionSchema } from '../tools/tools-config.js';
 import { webSectionSchema } from '../tools/web-config.js';
 import { fromString } from '../util/from-string.js';
 import { isTimeZone } from '../util/time-zone.js';
+import { briefingSectionSchema } from './briefing-config.js';
+import { calendarsSectionSchema } from './calendar-config.js';
+import { hooksSectionSchema } from './hooks-config.js';
+import { mailWatchSectionSchema } from './mail-watch-config.js';
 import { backupSectionSchema, retentionSectionSchema } from './operations-config.js';
 
 export const PROTOCOLS = ['openai', 'anthropic', 'gemini'] as const;
@@ -130,6 +134,10 @@ export const configSchema = z.strictObject({
   channels: channelsSectionSchema.prefault({}),
   backup: backupSectionSchema.prefault({}),
   retention: retentionSectionSchema.prefault({}),
+  briefing: briefingSectionSchema.prefault({}),
+  mail_watch: mailWatchSectionSchema.default([]),
+  calendars: calendarsSectionSchema.default([]),
+  hooks: hooksSectionSchema.default({}),
 });
 
 /** One `models:` entry as a user writes it (the input of {@link modelSchema}). */

@@ -12,7 +12,11 @@ import { ConfigError } from '../util/config-error.js';
 import { configErrorFrom, issuesFromZod } from '../util/config-issues.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import { interpolate } from '../util/interpolate.js';
+import { toBriefingConfig } from './briefing-config.js';
+import { toCalendarsConfig } from './calendar-config.js';
 import { configSchema, knownKeysAt } from './config-schema.js';
+import { toHooksConfig } from './hooks-config.js';
+import { toMailWatchConfig } from './mail-watch-config.js';
 import { toBackupConfig, toRetentionConfig } from './operations-config.js';
 import { defaultPresets, type PresetSource } from './preset-source.js';
 import { resolveModels } from './resolve-models.js';
@@ -143,5 +147,9 @@ export function parseConfig(text: string, options: ParseConfigOptions): WrenConf
     channels: toChannelsConfig(data.channels),
     backup: toBackupConfig(data.backup, (path) => expandPath(path, home)),
     retention: toRetentionConfig(data.retention),
+    briefing: toBriefingConfig(data.briefing),
+    mailWatch: toMailWatchConfig(data.mail_watch),
+    calendars: toCalendarsConfig(data.calendars),
+    hooks: toHooksConfig(data.hooks),
   });
 }

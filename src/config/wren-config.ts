@@ -6,7 +6,11 @@ import type { MemoryConfig } from '../memory/memory-config.js';
 import type { ProactiveConfig } from '../proactive/proactive-config.js';
 import type { ToolsConfig } from '../tools/tools-config.js';
 import type { WebConfig } from '../tools/web-config.js';
+import type { BriefingConfig } from './briefing-config.js';
+import type { CalendarConfig } from './calendar-config.js';
 import type { LOG_LEVELS } from './config-schema.js';
+import type { HooksConfig } from './hooks-config.js';
+import type { MailWatchAccount } from './mail-watch-config.js';
 import type { BackupConfig, RetentionConfig } from './operations-config.js';
 
 /**
@@ -44,6 +48,14 @@ export interface WrenConfig {
   readonly backup: BackupConfig;
   /** How long old rows are kept before pruning. */
   readonly retention: RetentionConfig;
+  /** The morning briefing (off until `at` is set). */
+  readonly briefing: BriefingConfig;
+  /** The owner's own mailboxes watched for mail worth a summary (`mail_watch:`). */
+  readonly mailWatch: readonly MailWatchAccount[];
+  /** Calendars (CalDAV accounts, ICS subscriptions) synced into the store; "before" triggers. */
+  readonly calendars: readonly CalendarConfig[];
+  /** Inbound webhooks (`POST /hooks/<name>`), by name. */
+  readonly hooks: HooksConfig;
 }
 
 export type LogLevel = (typeof LOG_LEVELS)[number];

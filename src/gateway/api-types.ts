@@ -505,3 +505,43 @@ export type SettingsSaved = { settings: SettingsView };
 /** The models a server at a base URL lists; `error` says why there are none. */
 export type ServerModelList = { models: string[]; error?: string };
 export type PushKey = { publicKey: string; enabled?: boolean };
+
+/** One occurrence of a synced calendar's event; times are Unix ms (an all-day event: midnight to midnight in the owner's zone). */
+export interface CalendarEvent {
+  /** The calendar's name in config.yaml. */
+  calendar: string;
+  uid: string;
+  start: number;
+  end: number;
+  allDay: boolean;
+  summary: string;
+  /** '' when the event names none. */
+  location: string;
+}
+
+/** `GET /api/calendar`: the occurrences overlapping [from, to) (Unix ms), by start, all-day first. */
+export interface CalendarAgenda {
+  from: number;
+  to: number;
+  /** The owner's zone the default range ("today") was read in. */
+  timezone: string;
+  /** The configured calendars' names (none: the owner has not added one). */
+  calendars: string[];
+  occurrences: CalendarEvent[];
+}
+
+/** A configured calendar as Settings shows it: never its URL's path, user name or password. */
+export interface CalendarInfo {
+  name: string;
+  kind: 'caldav' | 'ics';
+  /** Only the host of its URL (an ICS URL's path is often its secret). */
+  host: string;
+  /** When it last synced (Unix ms), or null before its first sync. */
+  syncedAt: number | null;
+  /** The last sync's failure (secrets masked), or null. */
+  error: string | null;
+  /** Occurrences it holds in the sync window (a day back, 60 days ahead). */
+  events: number;
+}
+
+export type CalendarList = { calendars: CalendarInfo[] };

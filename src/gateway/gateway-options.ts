@@ -5,6 +5,8 @@ import type { GoalService } from '../services/goal-service.js';
 import type { PairingService } from '../services/pairing-service.js';
 import type { SessionService } from '../services/session-service.js';
 import type { BrowserSessions } from './browser-sessions.js';
+import type { CalendarRouteOptions } from './calendar-routes.js';
+import type { HookRouteOptions } from './hook-routes.js';
 import type { OpenAiApprovalMode } from './openai-turn.js';
 import type { ProactiveRouteOptions } from './proactive-routes.js';
 import type { AuthLimiter } from './request-guard.js';
@@ -34,6 +36,10 @@ export interface GatewayOptions {
   goals?: GoalService;
   /** Pairing codes of the chat channels (`/api/pairings…`); without it those routes answer 404. */
   pairings?: PairingService;
+  /** The synced calendars (`GET /api/calendar`, `GET /api/calendars`); without it those routes answer 404. */
+  calendars?: CalendarRouteOptions;
+  /** Inbound webhooks (`POST /hooks/<name>`, each authenticated by its own secret); without it none is served. */
+  hooks?: HookRouteOptions;
   /** Host names requests may name in `Host`/`Origin` (default: the loopback names). */
   allowedHosts?: () => ReadonlySet<string>;
   /** Failed-token rate limiting (default: 10 per address per minute). */

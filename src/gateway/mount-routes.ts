@@ -3,12 +3,14 @@ import { Hono } from 'hono';
 import { parse as parseCookies } from 'hono/utils/cookie';
 import { apiHeaders } from './api-headers.js';
 import { presentedKey, SESSION_COOKIE } from './browser-sessions.js';
+import { calendarRoutes } from './calendar-routes.js';
 import { chatRoutes } from './chat-routes.js';
 import { fileRoutes } from './file-routes.js';
 import { gateRoutes } from './gate-routes.js';
 import type { GatewayOptions } from './gateway-options.js';
 import { goalRoutes } from './goal-routes.js';
 import { healthRoutes } from './health-routes.js';
+import { hookRoutes } from './hook-routes.js';
 import { liveSocket } from './live-socket.js';
 import { openAiCompatibleRoutes } from './openai-compatible-routes.js';
 import { openAiErrorShape } from './openai-error.js';
@@ -46,6 +48,7 @@ export function mountRoutes(app: Hono, options: GatewayOptions): MountedRoutes {
   app.use('/v1/*', apiHeaders);
 
   app.route('/', healthRoutes(options));
+  if (options.hooks) app.route('/', hookRoutes(options.hooks));
   let closeSession: (id: string) => void = () => {};
   const browsers = options.browserSessions;
   const limiter = options.limiter ?? new AuthLimiter();
@@ -99,6 +102,7 @@ function mountOwnerApi(app: Hono, options: GatewayOptions): void {
     app.route('/', goalRoutes(options.goals, wake ? { wake } : {}));
   }
   if (options.pairings) app.route('/', pairingRoutes(options.pairings));
+  if (options.calendars) app.route('/', calendarRoutes(options.calendars));
 }
 
 /**

@@ -11,6 +11,7 @@ import { MIGRATION_V8 } from './migration-v8-push.js';
 import { MIGRATION_V9 } from './migration-v9-channels.js';
 import { MIGRATION_V10 } from './migration-v10-approvals.js';
 import { MIGRATION_V11 } from './migration-v11-embeddings.js';
+import { MIGRATION_V12 } from './migration-v12-calendars.js';
 
 export type { Migration } from './migration.js';
 
@@ -74,6 +75,7 @@ export const MIGRATIONS: readonly Migration[] = [
   MIGRATION_V9,
   MIGRATION_V10,
   MIGRATION_V11,
+  MIGRATION_V12,
 ];
 
 /** The schema version this code writes. */

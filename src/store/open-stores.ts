@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { defineLazy } from '../util/define-lazy.js';
 import { AuditRepository } from './audit-repository.js';
 import { backupDatabase } from './backup-database.js';
+import { CalendarRepository } from './calendar-repository.js';
 import { ChannelRepository } from './channel-repository.js';
 import { consolidationStatus, SqliteConsolidationStatusStore } from './consolidation-status-repository.js';
 import { CronJobRepository } from './cron-job-repository.js';
@@ -22,6 +23,7 @@ import { OutboxRepository } from './outbox-repository.js';
 import { PendingApprovalRepository } from './pending-approval-repository.js';
 import type {
   AuditStore,
+  CalendarStore,
   ChannelStore,
   ConsolidationStatusStore,
   ConversationStore,
@@ -97,6 +99,7 @@ export interface Stores {
   readonly usage: UsageStore;
   readonly status: StatusStore;
   readonly retention: RetentionStore;
+  readonly calendars: CalendarStore;
   /**
    * Makes vector search available (the SQLite store loads sqlite-vec, memoised); `path` overrides where the
    * extension is found. Never throws: the result says why it is unavailable.
@@ -160,6 +163,7 @@ export function openStores(db: Database, options: StoresOptions = {}): Stores {
   define('pushSubscriptions', () => new PushSubscriptionRepository(db, clock));
   define('mcpPins', () => new McpPinRepository(db, clock));
   define('retention', () => new RetentionRepository(db));
+  define('calendars', () => new CalendarRepository(db));
   define('usage', () => ({
     record: (record) => recordUsage(db, record),
     totals: (query) => usageTotals(db, query),

@@ -10,7 +10,8 @@ export type OutboxKind =
   | 'trigger'
   | 'tidy'
   | 'backup'
-  | 'retention';
+  | 'retention'
+  | 'briefing';
 
 /**
  * What a run does, frozen when the occurrence is claimed (a later edit of the item does not change a run

@@ -7,6 +7,12 @@
  * Consumers import these types (or `Stores`), never a repository class.
  */
 import type { AuditEntry, AuditQuery, NewAuditEntry } from './audit-repository.js';
+import type {
+  CalendarChanges,
+  CalendarOccurrence,
+  CalendarSyncState,
+  StoredCalendarObject,
+} from './calendar-repository.js';
 import type { ConsolidationStatus, ConsolidationStatusStore } from './consolidation-status-repository.js';
 import type { CronJobState, JobToSync } from './cron-job-repository.js';
 import type { EmbeddingCounts, SearchableMessage, VectorMessageHit } from './embedding-repository.js';
@@ -227,6 +233,23 @@ export interface CronJobStore {
   advance(name: string, from: number, next: number | undefined): void;
   requestRun(job: Pick<JobToSync, 'name' | 'cron' | 'timezone'>, at: number): void;
   clearRequest(name: string, requestedAt: number): void;
+}
+
+/** Synced calendars: occurrences inside the sync window and each calendar's sync state. */
+export interface CalendarStore {
+  /** One sync's rows and its new state, in one unit of work. */
+  apply(calendar: string, changes: CalendarChanges): void;
+  setState(calendar: string, state: CalendarSyncState): void;
+  state(calendar: string): CalendarSyncState | undefined;
+  /** Stored objects of a calendar: href → ETag. */
+  etags(calendar: string): Map<string, string | undefined>;
+  object(calendar: string, uid: string): StoredCalendarObject | undefined;
+  /** Occurrences overlapping [from, to), by start. */
+  between(from: number, to: number, calendars?: readonly string[]): CalendarOccurrence[];
+  /** Occurrences starting in (after, until], by start. */
+  startingBetween(after: number, until: number): CalendarOccurrence[];
+  /** Forgets calendars not in `keep`. */
+  retain(keep: readonly string[]): void;
 }
 
 /** Events (a watched mail) the scheduler runs once each. */

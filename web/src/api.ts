@@ -3,6 +3,9 @@ import { auth } from './state';
 import type {
   ApprovalChoice,
   ApprovalList,
+  CalendarAgenda,
+  CalendarInfo,
+  CalendarList,
   FeedPage,
   GoalDetail,
   GoalList,
@@ -301,6 +304,13 @@ export const updateStep = (
 ) => patch<GoalStep>(`/api/goals/${goal}/steps/${step}`, defined(fields));
 export const decideProposal = (id: number, decision: 'accept' | 'dismiss') =>
   post<unknown>(`/api/goals/proposals/${id}/${decision}`);
+
+// --- Calendars (read-only: they are configured in config.yaml) --------------------------------------------
+
+/** The occurrences of `days` days from the start of today in the owner's zone. */
+export const getAgenda = (days: number) => get<CalendarAgenda>(`/api/calendar${query({ days })}`);
+export const listCalendars = (): Promise<CalendarInfo[]> =>
+  get<CalendarList>('/api/calendars').then((r) => r.calendars);
 
 // --- Memory ------------------------------------------------------------------------------------------------
 

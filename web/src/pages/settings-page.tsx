@@ -7,6 +7,7 @@ import type { Status } from '../types';
 import { AboutSection } from './settings/about-section';
 import { AppearanceSection } from './settings/appearance-section';
 import { BackupSection } from './settings/backup-section';
+import { CalendarsSection } from './settings/calendars-section';
 import { ChannelsSection } from './settings/channels-section';
 import { McpSection } from './settings/mcp-section';
 import { ModelsSection } from './settings/models-section';
@@ -41,6 +42,7 @@ export function SettingsPage() {
       <PreferencesSection />
       <ModelsSection />
       <ChannelsSection status={status} />
+      <CalendarsSection />
       <McpSection />
       <BackupSection />
       <AboutSection status={status} />
