@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runCommands } from '../../../test/support/run-commands.js';
 import { countsText, registerBackupCommands, sizeText } from './backup.js';
 
 const dirs: string[] = [];
@@ -12,25 +13,8 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs `wren ARGS` in this process and returns what it printed. */
-async function wren(home: string, args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  let stdout = '';
-  let stderr = '';
-  process.exitCode = undefined;
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  const program = new Command().exitOverride();
-  registerBackupCommands(program, () => home);
-  await program.parseAsync(['node', 'wren', ...args]);
-  vi.restoreAllMocks();
-  return { stdout, stderr, code: Number(process.exitCode ?? 0) };
-}
+/** Runs `wren  ARGS` in this process and returns what it printed. */
+const wren = (home: string, args: string[]) => runCommands(registerBackupCommands, home, [...args]);
 
 describe('wren backup and wren restore', () => {
   it('registers backup and restore', () => {

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runCommands } from '../../../test/support/run-commands.js';
 import { installPlatformSdk } from '../../channels/install-platform-sdk.js';
 import { sdkLoader } from '../../channels/platform-sdk.js';
 import { type ChannelListing, registerChannelCommands } from './channels.js';
@@ -27,24 +27,8 @@ function homeWith(config: string): string {
 }
 
 /** Runs `wren channels ARGS` in this process and returns what it printed. */
-async function wren(home: string, args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  let stdout = '';
-  let stderr = '';
-  process.exitCode = undefined;
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  const program = new Command().exitOverride();
-  registerChannelCommands(program, () => home);
-  await program.parseAsync(['node', 'wren', 'channels', ...args]);
-  vi.restoreAllMocks();
-  return { stdout, stderr, code: Number(process.exitCode ?? 0) };
-}
+const wren = (home: string, args: string[]) =>
+  runCommands(registerChannelCommands, home, ['channels', ...args]);
 
 const CONFIG = [
   'channels:',

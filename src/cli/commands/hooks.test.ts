@@ -3,8 +3,8 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runCommands } from '../../../test/support/run-commands.js';
 import { registerHookCommands } from './hooks.js';
 
 const SECRET = 'cli-hook-secret-0123456789abcdef';
@@ -24,24 +24,7 @@ function homeWith(config: string, dotEnv = ''): string {
 }
 
 /** Runs `wren hooks ARGS` in this process and returns what it printed. */
-async function wren(home: string, args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  process.exitCode = undefined;
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  const program = new Command().exitOverride();
-  registerHookCommands(program, () => home);
-  await program.parseAsync(['node', 'wren', 'hooks', ...args]);
-  vi.restoreAllMocks();
-  return { stdout, stderr, code: Number(process.exitCode ?? 0) };
-}
+const wren = (home: string, args: string[]) => runCommands(registerHookCommands, home, ['hooks', ...args]);
 
 const CONFIG = [
   'gateway: { port: 8123 }',
