@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import ICAL from 'ical.js';
 import type { CalendarConfig } from '../config/calendar-config.js';
 import type { CalendarOccurrence } from '../store/calendar-repository.js';
 import type { CalendarStore } from '../store/ports.js';
 import type { Fetch } from './caldav-client.js';
 import { clientFor, type SyncResult, syncCalendar } from './calendar-sync.js';
+import { cancelInIcs, moveInIcs } from './edit-ics.js';
 
 export interface CalendarServiceDeps {
   calendars: () => readonly CalendarConfig[];
@@ -152,39 +152,40 @@ export function createCalendarService(deps: CalendarServiceDeps) {
       await sync(calendar);
       return { uid };
     },
-    /** Moves a single (not recurring) event to `start`, keeping its length unless `end` is given. */
-    async move(name: string, uid: string, start: number, end?: number): Promise<void> {
+    /**
+     * Moves an event to `start`, keeping its length unless `end` is given; for a recurring event, only the
+     * occurrence named by `occurrence` (its RECURRENCE-ID, UTC ISO, as stored).
+     */
+    async move(name: string, uid: string, start: number, end?: number, occurrence?: string): Promise<void> {
       const { calendar, client } = writable(name);
       const object = stored(name, uid);
       const current = await client.get(object.href);
       if (!current?.data) throw new Error(`The event "${uid}" is gone from the server.`);
-      const root = new ICAL.Component(ICAL.parse(current.data));
-      const events = root.getAllSubcomponents('vevent');
-      const vevent = events.find((v) => v.getFirstPropertyValue('uid') === uid);
-      if (!vevent) throw new Error(`The event "${uid}" is gone from the server.`);
-      const event = new ICAL.Event(vevent);
-      if (event.isRecurring() || events.length > 1)
-        throw new Error(
-          'Moving one occurrence of a recurring event is not supported; move it in your calendar app.',
-        );
-      const length = event.endDate.toUnixTime() * 1000 - event.startDate.toUnixTime() * 1000;
-      const newEnd = end ?? start + Math.max(0, length);
-      if (!(newEnd > start)) throw new Error('The event must end after it starts.');
-      vevent.removeAllProperties('dtstart');
-      vevent.removeAllProperties('dtend');
-      vevent.removeAllProperties('duration');
-      vevent.addPropertyWithValue('dtstart', ICAL.Time.fromJSDate(new Date(start), true));
-      vevent.addPropertyWithValue('dtend', ICAL.Time.fromJSDate(new Date(newEnd), true));
-      const sequence = Number(vevent.getFirstPropertyValue('sequence') ?? 0);
-      vevent.updatePropertyWithValue('sequence', sequence + 1);
-      vevent.updatePropertyWithValue('dtstamp', ICAL.Time.fromJSDate(new Date(deps.now()), true));
-      await client.update(object.href, root.toString(), current.etag ?? object.etag);
+      const ics = moveInIcs(current.data, {
+        uid,
+        ...(occurrence ? { occurrence } : {}),
+        start,
+        ...(end !== undefined ? { end } : {}),
+        stamp: deps.now(),
+        zone: deps.timezone(),
+      });
+      await client.update(object.href, ics, current.etag ?? object.etag);
       await sync(calendar);
     },
-    /** Deletes an event (the whole series, for a recurring one). */
-    async cancel(name: string, uid: string): Promise<void> {
+    /** Deletes an event (the whole series), or only one occurrence of a recurring one (an EXDATE). */
+    async cancel(name: string, uid: string, occurrence?: string): Promise<void> {
       const { calendar, client } = writable(name);
       const object = stored(name, uid);
+      if (occurrence) {
+        const current = await client.get(object.href);
+        if (!current?.data) throw new Error(`The event "${uid}" is gone from the server.`);
+        const ics = cancelInIcs(current.data, { uid, occurrence, stamp: deps.now(), zone: deps.timezone() });
+        if (ics !== undefined) {
+          await client.update(object.href, ics, current.etag ?? object.etag);
+          await sync(calendar);
+          return;
+        }
+      }
       await client.delete(object.href, object.etag);
       await sync(calendar);
     },

@@ -53,7 +53,8 @@ async function syncIcs(calendar: CalendarConfig, url: string, deps: SyncDeps): P
     redirect: 'follow',
   });
   if (response.status === 304) {
-    deps.store.setState(calendar.name, { ...state, syncedAt: now, error: undefined } as CalendarSyncState);
+    const { error: _cleared, ...kept } = state ?? {};
+    deps.store.setState(calendar.name, { ...kept, syncedAt: now });
     return { calendar: calendar.name, changed: false, occurrences: 0 };
   }
   if (!response.ok) throw new Error(`${response.status} ${response.statusText} from the subscription URL`);

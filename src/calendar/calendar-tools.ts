@@ -38,6 +38,12 @@ const writeParameters = z
     action: z.enum(['create', 'move', 'cancel']),
     calendar: z.string().describe('the calendar name (see calendar list)'),
     id: z.string().optional().describe('move, cancel: the event id from calendar list'),
+    occurrence: z
+      .string()
+      .optional()
+      .describe(
+        'move, cancel: only this occurrence of a repeating event (its occurrence value from calendar list)',
+      ),
     title: z.string().min(1).max(500).optional().describe('create: the title'),
     start: time.optional().describe('create, move: when it starts'),
     end: time.optional().describe('create: when it ends (default: one hour); move: default keeps the length'),
@@ -83,7 +89,8 @@ function formatter(timezone: string) {
 
 function eventLine(event: CalendarOccurrence, format: ReturnType<typeof formatter>): string {
   const where = event.location ? ` @ ${event.location}` : '';
-  return `- [${event.calendar}] ${format.span(event.start, event.end, event.allDay)} ${event.summary}${where} (id: ${event.uid})`;
+  const occurrence = event.occurrence ? `, occurrence: ${event.occurrence}` : '';
+  return `- [${event.calendar}] ${format.span(event.start, event.end, event.allDay)} ${event.summary}${where} (id: ${event.uid}${occurrence})`;
 }
 
 /** Keeps the parts of `slots` within the daily local hours `hours` ("09:00-18:00") of `timezone`. */
@@ -209,12 +216,13 @@ export function createCalendarTools(deps: CalendarToolDeps): Tool[] {
               args.id,
               start,
               args.end ? parseToolTime(args.end, timezone) : undefined,
+              args.occurrence,
             );
             return { content: `Moved ${args.id} on ${args.calendar}: it now starts ${format.at(start)}.` };
           }
           case 'cancel': {
             if (!args.id) throw new ToolError('calendar_edit cancel needs "id".');
-            await deps.service.cancel(args.calendar, args.id);
+            await deps.service.cancel(args.calendar, args.id, args.occurrence);
             return { content: `Cancelled ${args.id} on ${args.calendar}.` };
           }
         }

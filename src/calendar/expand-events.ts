@@ -46,11 +46,17 @@ function tzidOf(event: IcalEvent): string | undefined {
 }
 
 /** Registers the file's VTIMEZONEs so ical.js can convert TZIDs that are not IANA names. */
-function registerZones(root: InstanceType<typeof ICAL.Component>): void {
+export function registerZones(root: InstanceType<typeof ICAL.Component>): void {
   for (const vtimezone of root.getAllSubcomponents('vtimezone')) {
     const tzid = vtimezone.getFirstPropertyValue('tzid');
     if (typeof tzid === 'string' && !ICAL.TimezoneService.has(tzid)) ICAL.TimezoneService.register(vtimezone);
   }
+}
+
+/** The TZID parameter of an exception's RECURRENCE-ID, if any. */
+function recurrenceTzidOf(event: IcalEvent): string | undefined {
+  const tzid = event.component.getFirstProperty('recurrence-id')?.getParameter('tzid');
+  return typeof tzid === 'string' && tzid ? tzid : undefined;
 }
 
 function occurrenceOf(
@@ -59,6 +65,8 @@ function occurrenceOf(
   end: IcalTime,
   recurrenceId: IcalTime | undefined,
   options: ExpandOptions,
+  /** The zone the recurrence id is written in (the series' DTSTART zone, or RECURRENCE-ID's TZID). */
+  recurrenceTzid?: string,
 ): CalendarOccurrence {
   const tzid = tzidOf(event) ?? (start.zone?.tzid !== 'floating' ? start.zone?.tzid : undefined);
   const startMs = instantOf(start, tzid, options.timezone);
@@ -66,7 +74,9 @@ function occurrenceOf(
   return {
     calendar: options.calendar,
     uid: event.uid,
-    occurrence: recurrenceId ? new Date(instantOf(recurrenceId, tzid, options.timezone)).toISOString() : '',
+    occurrence: recurrenceId
+      ? new Date(instantOf(recurrenceId, recurrenceTzid ?? tzid, options.timezone)).toISOString()
+      : '',
     href: options.href,
     start: startMs,
     end: endMs,
@@ -122,6 +132,7 @@ export function expandEvents(ics: string, options: ExpandOptions): CalendarOccur
         details.endDate,
         details.recurrenceId,
         options,
+        tzidOf(event),
       );
       if (overlaps(occurrence)) occurrences.push(occurrence);
     }
@@ -135,6 +146,7 @@ export function expandEvents(ics: string, options: ExpandOptions): CalendarOccur
         exception.endDate,
         exception.recurrenceId,
         options,
+        recurrenceTzidOf(exception),
       );
       if (overlaps(moved)) occurrences.push(moved);
     }
@@ -148,6 +160,7 @@ export function expandEvents(ics: string, options: ExpandOptions): CalendarOccur
       exception.endDate,
       exception.recurrenceId,
       options,
+      recurrenceTzidOf(exception),
     );
     if (overlaps(alone)) occurrences.push(alone);
   }

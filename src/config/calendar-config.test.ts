@@ -94,10 +94,13 @@ describe('calendars:', () => {
         '  - name: c',
         '    ics: https://example.com/d.ics',
         '    before: [{minutes: 5, notify: hi, prompt: run}]',
+        '  - name: e',
+        '    ics: https://example.com/e.ics',
+        '    before: [{minutes: 5, notify: hi, deliver_to: [the owner]}]',
       ].join('\n'),
     );
     expect(() => loadConfig(home, {})).toThrow(
-      /either caldav[\s\S]*either caldav[\s\S]*say how long before[\s\S]*notify \(a text template\) or prompt[\s\S]*"c" is used twice/,
+      /either caldav[\s\S]*either caldav[\s\S]*say how long before[\s\S]*notify \(a text template\) or prompt[\s\S]*use channel:chat or webhook:name[\s\S]*"c" is used twice/,
     );
   });
 

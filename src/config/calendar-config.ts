@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { parseDuration } from '../proactive/parse-duration.js';
+import { TARGET } from '../proactive/proactive-config.js';
 import { fromString } from '../util/from-string.js';
 
 const MINUTE = 60_000;
@@ -54,7 +55,10 @@ const beforeRule = z
     title: titleFilter.optional(),
     notify: nonEmpty.optional(),
     prompt: nonEmpty.optional(),
-    deliver_to: z.array(nonEmpty).min(1).optional(),
+    deliver_to: z
+      .array(z.string().trim().regex(TARGET, 'use channel:chat or webhook:name'))
+      .min(1)
+      .optional(),
   })
   .refine((rule) => rule.minutes !== undefined || rule.duration !== undefined, {
     message: 'say how long before the event: minutes: 15 or duration: 15m',

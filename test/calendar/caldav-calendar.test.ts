@@ -211,6 +211,57 @@ describe('CalDAV calendars against a real Radicale', () => {
     env.stores.close();
   });
 
+  it('moves and cancels one occurrence of a recurring event, leaving the rest of the series', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 11, 2, 12));
+    const env = await setup(clock);
+    await radicale.put(
+      `${env.collection}yoga.ics`,
+      ics('yoga-1', [
+        'DTSTART;TZID=Europe/Berlin:20261203T180000',
+        'DTEND;TZID=Europe/Berlin:20261203T190000',
+        'RRULE:FREQ=WEEKLY;COUNT=4',
+        'SUMMARY:Yoga',
+      ]),
+    );
+    await env.service.sync(env.calendar);
+    const starts = () =>
+      env.service
+        .list(Date.UTC(2026, 11, 1), Date.UTC(2027, 0, 1))
+        .map((e) => [e.occurrence, new Date(e.start).toISOString()]);
+    expect(starts()).toEqual([
+      ['2026-12-03T17:00:00.000Z', '2026-12-03T17:00:00.000Z'],
+      ['2026-12-10T17:00:00.000Z', '2026-12-10T17:00:00.000Z'],
+      ['2026-12-17T17:00:00.000Z', '2026-12-17T17:00:00.000Z'],
+      ['2026-12-24T17:00:00.000Z', '2026-12-24T17:00:00.000Z'],
+    ]);
+    await expect(env.service.move(env.name, 'yoga-1', Date.UTC(2026, 11, 11, 17))).rejects.toThrow(
+      /name the occurrence/,
+    );
+    await env.service.move(
+      env.name,
+      'yoga-1',
+      Date.UTC(2026, 11, 11, 17),
+      undefined,
+      '2026-12-10T17:00:00.000Z',
+    );
+    await env.service.cancel(env.name, 'yoga-1', '2026-12-24T17:00:00.000Z');
+    expect(starts()).toEqual([
+      ['2026-12-03T17:00:00.000Z', '2026-12-03T17:00:00.000Z'],
+      ['2026-12-10T17:00:00.000Z', '2026-12-11T17:00:00.000Z'],
+      ['2026-12-17T17:00:00.000Z', '2026-12-17T17:00:00.000Z'],
+    ]);
+    // What another client reads: an exception paired by a RECURRENCE-ID in the series' zone, and an EXDATE.
+    const text = await (
+      await fetch(`${env.collection}yoga.ics`, { headers: { authorization: radicale.authorization } })
+    ).text();
+    expect(text).toContain('RECURRENCE-ID;TZID=Europe/Berlin:20261210T180000');
+    expect(text).toContain('EXDATE;TZID=Europe/Berlin:20261224T180000');
+    // Cancelling without an occurrence removes the whole series.
+    await env.service.cancel(env.name, 'yoga-1');
+    expect(starts()).toEqual([]);
+    env.stores.close();
+  });
+
   it('fires "before" triggers once per occurrence of a recurring event with an exception, across DST, at local time', async () => {
     // Mondays 09:00 in Berlin from 15 March 2027; DST starts 28 March. The owner lives in New York.
     const clock = new FakeClock(Date.UTC(2027, 2, 20, 12));

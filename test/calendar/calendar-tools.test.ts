@@ -54,7 +54,7 @@ function feature() {
           {
             calendar: 'work',
             uid: 'b',
-            occurrence: '',
+            occurrence: '2026-12-07T12:00:00.000Z',
             href: '',
             start: day + 12 * HOUR,
             end: day + 13 * HOUR,
@@ -112,7 +112,7 @@ describe('the calendar tools', () => {
     expect(listed.content).toBe(
       [
         '- [work] Mon, 7 Dec 2026 10:00–11:00 Standup @ Room 4 (id: a)',
-        '- [work] Mon, 7 Dec 2026 13:00–14:00 Lunch (id: b)',
+        '- [work] Mon, 7 Dec 2026 13:00–14:00 Lunch (id: b, occurrence: 2026-12-07T12:00:00.000Z)',
       ].join('\n'),
     );
     expect(listed.taint).toBe('untrusted');
