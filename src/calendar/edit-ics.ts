@@ -70,7 +70,7 @@ function exceptionAt(parsed: Parsed, at: number, zone: string): IcalComponent | 
  */
 function seriesTimeAt(master: IcalComponent, at: number, zone: string): IcalTime | undefined {
   const tzid = tzidOf(master, 'dtstart');
-  const iterator = new ICAL.Event(master).iterator();
+  const iterator = new ICAL.Event(master, { exceptions: [] }).iterator();
   for (let step = 0, next = iterator.next(); next && step < MAX_STEPS; next = iterator.next(), step++) {
     const instant = instantOf(next, tzid, zone);
     if (instant === at) return next;
@@ -100,7 +100,7 @@ function bump(component: IcalComponent, stamp: number): void {
 }
 
 function reschedule(vevent: IcalComponent, edit: MoveEdit): void {
-  const event = new ICAL.Event(vevent);
+  const event = new ICAL.Event(vevent, { exceptions: [] });
   const tzid = tzidOf(vevent, 'dtstart');
   const length = event.endDate
     ? instantOf(event.endDate, tzidOf(vevent, 'dtend') ?? tzid, edit.zone) -

@@ -102,7 +102,9 @@ export function expandEvents(ics: string, options: ExpandOptions): CalendarOccur
   const masters = new Map<string, IcalEvent>();
   const exceptions: IcalEvent[] = [];
   for (const vevent of root.getAllSubcomponents('vevent')) {
-    const event = new ICAL.Event(vevent);
+    // Exceptions are related below, by UID: left to itself, ical.js relates every RECURRENCE-ID in the
+    // file to every event (whatever its UID), scanning the whole file per event — quadratic in a big feed.
+    const event = new ICAL.Event(vevent, { exceptions: [] });
     if (!event.uid || !vevent.getFirstProperty('dtstart')) continue;
     if (event.isRecurrenceException()) exceptions.push(event);
     else masters.set(event.uid, event);

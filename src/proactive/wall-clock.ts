@@ -56,7 +56,14 @@ export function pad(value: number): string {
   return String(value).padStart(2, '0');
 }
 
+/** Zones already checked: luxon's `isValidZone` builds a new `Intl.DateTimeFormat` on every call. */
+const zones = new Map<string, IANAZone>();
+
 function zone(timezone: string): IANAZone {
+  const cached = zones.get(timezone);
+  if (cached) return cached;
   if (!IANAZone.isValidZone(timezone)) throw new RangeError(`Unknown time zone "${timezone}"`);
-  return IANAZone.create(timezone) as IANAZone;
+  const created = IANAZone.create(timezone) as IANAZone;
+  zones.set(timezone, created);
+  return created;
 }
