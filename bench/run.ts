@@ -8,7 +8,9 @@
  * model call takes without Wren) and in-process; what /v1/chat/completions adds over /api/chat; cold start of
  * the real CLI to /api/health OK; idle RSS after start and after 1,000 turns; a 200-turn conversation; "hi"
  * with MCP servers; scheduler ticks with 1k–100k reminders and delivery lateness; the web app's first-load
- * size (gzipped); the production install size (`npm ci --omit=dev` in a clean copy, install-size-bench).
+ * size (gzipped); the production install size (`npm ci --omit=dev` in a clean copy, install-size-bench);
+ * syncing a 5,000-event calendar (CalDAV on a real Radicale, and ICS) and watching a 50,000-message mailbox
+ * on a real Dovecot (calendar-bench, mail-watch-bench).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +20,9 @@ import { performance } from 'node:perf_hooks';
 import { createApp } from '../src/app/create-app.js';
 import type { ChatModel, ModelEvent } from '../src/llm/types.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../test/fakes/fake-llm-server.js';
+import { runCalendarBench } from './calendar-bench.js';
 import { measureInstallSize } from './install-size-bench.js';
+import { runMailWatchBench } from './mail-watch-bench.js';
 import { runMcpBench } from './mcp-bench.js';
 import { runMemoryBench } from './memory-bench.js';
 import { measureOpenAiOverhead } from './openai-compat-bench.js';
@@ -242,6 +246,8 @@ let rss: Awaited<ReturnType<typeof memory>>;
 let conversation: Awaited<ReturnType<typeof runMemoryBench>>;
 let mcp: Awaited<ReturnType<typeof runMcpBench>>;
 let scheduler: Awaited<ReturnType<typeof runSchedulerBench>>;
+let calendar: Awaited<ReturnType<typeof runCalendarBench>>;
+let mail: Awaited<ReturnType<typeof runMailWatchBench>>;
 const web = measureWebBundle();
 const install = measureInstallSize();
 try {
@@ -254,6 +260,8 @@ try {
   conversation = await runMemoryBench(200);
   mcp = await runMcpBench();
   scheduler = await runSchedulerBench();
+  calendar = await runCalendarBench();
+  mail = await runMailWatchBench();
 } finally {
   rmSync(ROOT, { recursive: true, force: true });
 }
@@ -269,6 +277,8 @@ const results = {
   memory: { ...conversation },
   mcp,
   scheduler,
+  calendar,
+  mailWatch: mail,
   webBundle: web,
   installSize: install,
 };
@@ -350,6 +360,27 @@ row(
   `p50 ${scheduler.lateness.p50Ms} ms, p99 ${scheduler.lateness.p99Ms} ms, max ${scheduler.lateness.maxMs} ms (${scheduler.lateness.count})`,
   '< 1 s',
 );
+const sync = (f: { ms: number; cpuMs: number; requests: number; peakRssMb: number }) =>
+  `${f.ms.toFixed(0)} ms (${f.cpuMs.toFixed(0)} ms CPU), ${f.requests} req, RSS +${f.peakRssMb.toFixed(0)} MB`;
+row(
+  `calendar ${calendar.events.toLocaleString('en')} events, ICS (${(calendar.ics.bytes / 1024).toFixed(0)} KB)`,
+  `first ${sync(calendar.ics.first)}; unchanged ${sync(calendar.ics.unchanged)}`,
+  '—',
+);
+if (calendar.caldav)
+  row(
+    `calendar ${calendar.events.toLocaleString('en')} events, CalDAV`,
+    `first ${sync(calendar.caldav.first)}; unchanged ${sync(calendar.caldav.unchanged)}; one changed ${sync(calendar.caldav.oneChanged)}`,
+    'unchanged: 1 req',
+  );
+else row('calendar, CalDAV', `not run: ${calendar.caldavSkipped}`, '—');
+if ('skipped' in mail) row('mail watch, 50,000 messages', `not run: ${mail.skipped}`, '—');
+else
+  row(
+    `mail watch, ${mail.messages.toLocaleString('en')} messages`,
+    `first look ${mail.firstLook.ms.toFixed(0)} ms (${mail.firstLook.cpuMs.toFixed(0)} ms CPU); ${mail.catchUp.mails} arrived while off: ${mail.catchUp.ms.toFixed(0)} ms (${mail.catchUp.cpuMs.toFixed(0)} ms CPU), ${mail.catchUp.triggers} triggers, RSS +${mail.catchUp.peakRssMb.toFixed(0)} MB (Dovecot indexing ${mail.serverIndexMs.toFixed(0)} ms)`,
+    '—',
+  );
 row(
   'web app first load',
   `${web.firstLoadGzipKb} KB gzipped (${web.firstLoadKb} KB raw; ${web.files} files, ${web.totalKb} KB in all)`,
