@@ -165,10 +165,6 @@ describe('wren start (HTTP gateway)', () => {
   it('cancels the turn when an SSE client disconnects', async () => {
     const wren = await start(makeHome(twoModels));
     llm.script({ chunks: Array.from({ length: 20 }, (_, i) => `word${i} `), chunkDelayMs: 400 });
-    const response = await chat(wren, { message: 'talk slowly' }, { accept: 'text/event-stream' });
-    const reader = response.body!.getReader();
-    await reader.read();
-    await reader.cancel();
     const inFlight = async () =>
       (
         (await (
@@ -177,6 +173,13 @@ describe('wren start (HTTP gateway)', () => {
           turnsInFlight: number;
         }
       ).turnsInFlight;
+    const response = await chat(wren, { message: 'talk slowly' }, { accept: 'text/event-stream' });
+    const reader = response.body!.getReader();
+    await reader.read();
+    // The turn is seen running first (20 words at 400 ms: 8 s), so the 0 below is the cancel's doing.
+    await waitFor(() => llm.requests.length === 1, 4000);
+    expect(await inFlight()).toBe(1);
+    await reader.cancel();
     await waitFor(async () => (await inFlight()) === 0, 4000);
   });
 
@@ -192,13 +195,13 @@ describe('wren start (HTTP gateway)', () => {
       return llm.lastRequest?.model === 'model-c';
     });
     writeFileSync(path, `${readFileSync(path, 'utf8')}\nbogus_section: 1\n`);
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    // The rejection, logged and printed where the gateway runs, proves the edit was read; then the old one holds.
+    await waitFor(() => readFileSync(join(home, 'logs', 'wren.log'), 'utf8').includes('bogus_section'));
+    await waitFor(() => wren.stderr().includes('config edit rejected'));
     const after = await chat(wren, { message: 'after' });
     expect(after.status).toBe(200);
     expect(llm.lastRequest?.model).toBe('model-c');
-    await waitFor(() => readFileSync(join(home, 'logs', 'wren.log'), 'utf8').includes('bogus_section'));
-    // Printed where the gateway runs, and shown by `wren status` with the gateway's state.
-    await waitFor(() => wren.stderr().includes('config edit rejected'));
+    // Shown by `wren status` with the gateway's state.
     expect(wren.stderr()).toMatch(/bogus_section: unknown key/);
     const broken = await runCli(['status'], env(home));
     expect(broken.code).toBe(2);
