@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { until } from '../../test/support/gated-runtime.js';
 import { ScriptedModel } from '../../test/support/scripted-model.js';
 import { MessageBus } from '../bus/message-bus.js';
 import type { AgentEvent, InboundMessage, OutboundMessage } from '../bus/messages.js';
@@ -42,6 +43,19 @@ function setup(model = new ScriptedModel(), overrides: Partial<AgentSettings> = 
   return { bus, store, runtime, model, send, registry };
 }
 
+/** Lets every pending promise continuation run (the in-memory store does no I/O): no timed sleep. */
+const drained = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Waits until `count` sessions exist (a later message was routed to its own), then lets its queuing finish. */
+async function routed(store: MemorySessionStore, count: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while ((await store.listSessions(100)).length < count) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} sessions`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await drained();
+}
+
 const lastUserText = (model: ScriptedModel, index: number) => {
   const user = model.requests[index]!.messages.filter((message) => message.role === 'user').at(-1);
   return typeof user?.content === 'string' ? user.content : '';
@@ -80,7 +94,8 @@ describe('AgentRuntime', () => {
     model.script({ text: 'first' }, { text: 'second' });
     const a = send('a');
     const b = send('b');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => model.requests.length === 1, 'the first turn at the model');
+    await drained();
     expect(model.requests).toHaveLength(1);
     release();
     expect((await a).text).toBe('first');
@@ -100,7 +115,7 @@ describe('AgentRuntime', () => {
       release = resolve;
     });
     const pending = [send('from x', 'x'), send('from y', 'y')];
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => model.requests.length === 2, 'both sessions at the model at once');
     expect(model.requests).toHaveLength(2);
     release();
     const [x, y] = await Promise.all(pending);
@@ -116,14 +131,16 @@ describe('AgentRuntime', () => {
   });
 
   it('caps concurrency across sessions', async () => {
-    const { send, model } = setup(new ScriptedModel(), { maxConcurrency: 1 });
+    const { send, model, store } = setup(new ScriptedModel(), { maxConcurrency: 1 });
     let release!: () => void;
     model.gate = new Promise((resolve) => {
       release = resolve;
     });
     const a = send('a', 'one');
     const b = send('b', 'two');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => model.requests.length === 1, 'one turn at the model');
+    // The second session exists, so its turn has been routed and waits for the one slot.
+    await routed(store, 2);
     expect(model.requests).toHaveLength(1);
     release();
     await Promise.all([a, b]);
@@ -134,7 +151,7 @@ describe('AgentRuntime', () => {
     const { send, model } = setup();
     model.gate = new Promise(() => {});
     const running = send('long task');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => model.requests.length === 1, 'the turn at the model');
     const stopped = await send('/stop');
     expect(stopped).toMatchObject({ kind: 'notice', text: 'Stopping the running reply.' });
     expect(await running).toMatchObject({ kind: 'notice', text: 'Stopped.', stopReason: 'aborted' });
@@ -301,7 +318,8 @@ describe('AgentRuntime', () => {
     });
     const byKey = send('by key');
     const byId = send('by id', 'other-chat', { sessionId: first.sessionId });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => model.requests.length === 2, 'the first queued turn at the model');
+    await drained();
     expect(model.requests).toHaveLength(2);
     release();
     await Promise.all([byKey, byId]);
@@ -310,11 +328,12 @@ describe('AgentRuntime', () => {
   });
 
   it('/stop cancels a turn still waiting for a concurrency slot', async () => {
-    const { send, model } = setup(new ScriptedModel(), { maxConcurrency: 1 });
+    const { send, model, store } = setup(new ScriptedModel(), { maxConcurrency: 1 });
     model.gate = new Promise(() => {});
     const busy = send('occupies the only slot', 'one');
     const waiting = send('waits for a slot', 'two');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => model.requests.length === 1, 'the busy turn at the model');
+    await routed(store, 2);
     expect(await send('/stop', 'two')).toMatchObject({ text: 'Stopping the running reply.' });
     expect(await waiting).toMatchObject({ kind: 'notice', text: 'Stopped.' });
     expect(model.requests).toHaveLength(1);
@@ -331,12 +350,12 @@ describe('AgentRuntime', () => {
       undefined,
       controller.signal,
     );
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => model.requests.length === 1, 'the turn at the model');
     const ended = new Promise((resolve) =>
       bus.subscribeEvents((event) => event.type === 'turn-end' && resolve(event)),
     );
     controller.abort();
-    await expect(request).rejects.toBeDefined();
+    await expect(request).rejects.toHaveProperty('name', 'AbortError');
     expect(await ended).toMatchObject({ stopReason: 'aborted' });
   });
 
@@ -345,7 +364,7 @@ describe('AgentRuntime', () => {
     model.gate = new Promise(() => {});
     const running = send('hangs');
     const queued = send('queued behind it');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => model.requests.length === 1, 'the running turn at the model');
     await runtime.stop(50);
     expect(await running).toMatchObject({ kind: 'notice', text: 'Stopped.' });
     expect(await queued).toMatchObject({ kind: 'error', text: /shutting down/ });

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app/create-app.js';
+import type { ModelRequest } from '../../src/llm/types.js';
 import { type FakeSlack, SLACK_BOT, startFakeSlack } from '../fakes/fake-slack-server.js';
 import { ScriptedModel } from '../support/scripted-model.js';
 import { makeHome, waitFor } from '../support/wren-home.js';
@@ -65,6 +66,22 @@ const textsTo = (slack: FakeSlack, channel: string) =>
     .filter((call) => call.body['channel'] === channel)
     .map((call) => String(call.body['text']));
 
+/** Answers with the newest line the owner wrote (the runtime's time note comes before it). */
+const echo = (request: ModelRequest) => {
+  const last = request.messages.at(-1);
+  const text = last?.role === 'user' && typeof last.content === 'string' ? last.content : '';
+  return { text: `re: ${text.split('\n').at(-1)}` };
+};
+
+/**
+ * Sends the owner's next message and waits for its answer: Slack's events of one chat are handled in order,
+ * so once it is answered a redelivery sent before it has been handled too (answered, or dropped).
+ */
+async function answeredAfter(slack: FakeSlack): Promise<void> {
+  slack.message({ user: OWNER, channel: DM, text: 'after' });
+  await waitFor(() => textsTo(slack, DM).includes('re: after'));
+}
+
 /** An app whose Slack section holds the real tokens, against a fake Slack that expects others: it fails. */
 async function refusedBy(slack: Awaited<ReturnType<typeof startFakeSlack>>) {
   cleanups.push(() => slack.close());
@@ -98,26 +115,26 @@ describe('the Slack channel (Socket Mode against a fake Slack)', () => {
 
   it('processes a redelivered event once', async () => {
     const { slack, model } = await start();
-    model.script({ text: 'once' }, { text: 'twice?' });
+    model.script(echo, echo, echo);
     const ts = slack.message({ user: OWNER, channel: DM, text: 'hello' });
     slack.message({ user: OWNER, channel: DM, text: 'hello', ts });
-    await waitFor(() => textsTo(slack, DM).length === 1);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(model.requests).toHaveLength(1);
+    await answeredAfter(slack);
+    expect(model.requests).toHaveLength(2);
+    expect(textsTo(slack, DM)).toEqual(['re: hello', 're: after']);
   });
 
   it('acks a redelivery Slack marks as a retry and handles it once', async () => {
     const { slack, model } = await start();
-    model.script({ text: 'once' }, { text: 'twice?' });
+    model.script(echo, echo, echo);
     const ts = slack.message({ user: OWNER, channel: DM, text: 'hello' });
     slack.message(
       { user: OWNER, channel: DM, text: 'hello', ts },
       { retryAttempt: 1, retryReason: 'timeout' },
     );
     await waitFor(() => textsTo(slack, DM).length === 1 && slack.acks.size === 2);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(model.requests).toHaveLength(1);
-    expect(textsTo(slack, DM)).toEqual(['once']);
+    await answeredAfter(slack);
+    expect(model.requests).toHaveLength(2);
+    expect(textsTo(slack, DM)).toEqual(['re: hello', 're: after']);
   });
 
   it('ignores its own messages and other apps’ posts, even from an allowed id', async () => {
