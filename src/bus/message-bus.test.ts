@@ -67,7 +67,7 @@ describe('MessageBus', () => {
       controller.signal,
     );
     controller.abort();
-    await expect(pending).rejects.toBeDefined();
+    await expect(pending).rejects.toHaveProperty('name', 'AbortError');
     expect(cancelled).toEqual(['r2']);
   });
 

@@ -331,7 +331,7 @@ describe('OpenAI-compatible endpoint', () => {
     );
     await until(() => model.requests.length === 1, 'the model call');
     controller.abort();
-    await expect(reply).rejects.toThrow();
+    await expect(reply).rejects.toBeInstanceOf(OpenAI.APIUserAbortError);
     expect(await ended).toBe('aborted');
   });
 

@@ -67,7 +67,9 @@ describe('memory tools', () => {
       'Lisbon',
     );
     expect((await tool('memory_search')({ query: '***' })).content).toMatch(/^Nothing found/);
-    await expect(tool('memory_search')({ query: 'x', since: 'March' })).rejects.toThrow();
+    await expect(tool('memory_search')({ query: 'x', since: 'March' })).rejects.toMatchObject({
+      issues: [{ path: ['since'], message: 'use YYYY-MM-DD' }],
+    });
   });
 
   it('memory_search marks hits from a session that read untrusted content as untrusted', async () => {

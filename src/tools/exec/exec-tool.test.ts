@@ -159,7 +159,7 @@ describe('exec', () => {
     const controller = new AbortController();
     const running = tool.execute({ command: 'sleep 300' }, ctx(), controller.signal);
     setTimeout(() => controller.abort(), 100);
-    await expect(running).rejects.toThrow();
+    await expect(running).rejects.toHaveProperty('name', 'AbortError');
   });
 
   it('caps 50 MB of output as head + tail, saves all of it, and keeps memory bounded', async () => {
@@ -378,7 +378,7 @@ describe('exec: everything a command starts ends with the call (no sandbox)', ()
     } finally {
       controller.abort();
     }
-    await expect(running).rejects.toThrow();
+    await expect(running).rejects.toHaveProperty('name', 'AbortError');
     expect(alive(token)).toEqual([]);
   });
 });
