@@ -5,6 +5,7 @@ import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/open-database.js';
 import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
+import { between, crashSeed, prng } from '../support/crash-seed.js';
 import { type Dovecot, startDovecot } from '../support/dovecot.js';
 import { cliEnv, makeHome, type RunningWren, startWren, waitFor } from '../support/wren-home.js';
 import { accountYaml, cursorOf, deliver, freshUser } from './mail-support.js';
@@ -15,25 +16,10 @@ const BURST = 4;
 const KILLS = MAILS / BURST;
 const ACCOUNT = 'crash';
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same kill points, bursts and model delays. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-const SEED = process.env['WREN_CRASH_SEED']
-  ? Number(process.env['WREN_CRASH_SEED'])
-  : Math.floor(Math.random() * 2 ** 31);
+const SEED = crashSeed();
 /** Kill points and bursts draw from one stream (in loop order), the model's delays from another. */
 const random = prng(SEED);
 const modelRandom = prng(SEED ^ 0x5eed);
-const between = (draw: () => number, min: number, max: number) => min + Math.floor(draw() * (max - min));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Each mail's subject names its number (two digits, so no subject contains another). */

@@ -5,16 +5,25 @@ import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withHome } from '../../src/app/open-home.js';
 import { openDatabase } from '../../src/store/open-database.js';
+import { between, crashSeed, prng } from '../support/crash-seed.js';
 import { cliEnv, makeHome, type RunningWren, startWren, waitFor } from '../support/wren-home.js';
 
 /** What the webhook sink saw: one entry per POST, with the idempotency key. */
 const received: Array<{ key: string; at: number }> = [];
 let mismatched = 0;
+/** POSTs the sink has read but not yet answered (and recorded). */
+let answering = 0;
 let sink: Server;
+
+const SEED = crashSeed();
+/** Kill points draw from one stream, the sink's delays from another, so a replay keeps both. */
+const killRandom = prng(SEED);
+const sinkRandom = prng(SEED ^ 0x5eed);
 let sinkUrl = '';
 
 beforeAll(async () => {
   sink = createServer((request, response) => {
+    answering++;
     let body = '';
     request.on('data', (chunk: Buffer) => {
       body += chunk.toString();
@@ -27,9 +36,10 @@ beforeAll(async () => {
       setTimeout(
         () => {
           received.push({ key, at: Date.now() });
+          answering--;
           response.end('ok');
         },
-        Math.floor(Math.random() * 40),
+        between(sinkRandom, 0, 40),
       );
     });
   });
@@ -53,8 +63,19 @@ function withDatabase<T>(home: string, use: (db: Database.Database) => T): T {
   }
 }
 
+/** Outbox runs not done and deliveries not sent. */
+function unsettled(home: string): { unfinished: number; pending: number } {
+  return withDatabase(home, (db) => ({
+    unfinished: (db.prepare("SELECT count(*) AS n FROM outbox WHERE state != 'done'").get() as { n: number })
+      .n,
+    pending: (db.prepare("SELECT count(*) AS n FROM deliveries WHERE state != 'sent'").get() as { n: number })
+      .n,
+  }));
+}
+
 describe('reminders across kill -9', () => {
   it(`neither loses nor doubles a reminder over ${ITERATIONS} kills of the gateway at random points`, async () => {
+    console.log(`proactive crash test: seed ${SEED} (replay with WREN_CRASH_SEED=${SEED})`);
     const home = makeHome(`proactive:\n  webhooks:\n    sink: { url: "${sinkUrl}" }\n`);
     const env = cliEnv(home);
     const start = Date.now() + 2_000;
@@ -75,7 +96,7 @@ describe('reminders across kill -9', () => {
     let wren: RunningWren | undefined;
     for (let iteration = 0; iteration < ITERATIONS; iteration++) {
       wren = await startWren(env);
-      await new Promise((resolve) => setTimeout(resolve, 50 + Math.floor(Math.random() * 650)));
+      await new Promise((resolve) => setTimeout(resolve, between(killRandom, 50, 700)));
       wren.child.kill('SIGKILL');
       await wren.exited;
     }
@@ -84,7 +105,12 @@ describe('reminders across kill -9', () => {
     const expectedKeys = REMINDERS;
     try {
       await waitFor(() => new Set(received.map((entry) => entry.key)).size >= expectedKeys, 60_000);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Settled, not merely quiet: every run finished and every delivery marked sent, and the sink answered
+      // all it read — so no late repeat can arrive after the counts below.
+      await waitFor(() => {
+        const { unfinished, pending } = unsettled(home);
+        return unfinished === 0 && pending === 0 && answering === 0;
+      }, 60_000);
     } finally {
       await wren.stop();
     }
@@ -98,20 +124,17 @@ describe('reminders across kill -9', () => {
     expect(mismatched).toBe(0);
     const resent = [...byKey.values()].filter((count) => count > 1).length;
     console.log(
-      `crash test: ${ITERATIONS} kills, ${REMINDERS} reminders, ${received.length} deliveries; ${resent} re-sent with the same key after a kill between sending and marking (the sink can drop those)`,
+      `proactive crash test (seed ${SEED}): ${ITERATIONS} kills, ${REMINDERS} reminders, ${received.length} deliveries; ${resent} re-sent with the same key after a kill between sending and marking (the sink can drop those)`,
     );
-    const counts = withDatabase(home, (db) => ({
-      unfinished: (
-        db.prepare("SELECT count(*) AS n FROM outbox WHERE state != 'done'").get() as { n: number }
-      ).n,
-      pending: (
-        db.prepare("SELECT count(*) AS n FROM deliveries WHERE state != 'sent'").get() as {
-          n: number;
-        }
-      ).n,
+    const counts = {
+      ...unsettled(home),
       // The reminders' runs only: the gateway's own housekeeping (the daily retention prune) has runs too.
-      runs: (db.prepare("SELECT count(*) AS n FROM outbox WHERE kind = 'reminder'").get() as { n: number }).n,
-    }));
+      runs: withDatabase(
+        home,
+        (db) =>
+          (db.prepare("SELECT count(*) AS n FROM outbox WHERE kind = 'reminder'").get() as { n: number }).n,
+      ),
+    };
     expect(counts).toEqual({ unfinished: 0, pending: 0, runs: REMINDERS });
   }, 600_000);
 });
