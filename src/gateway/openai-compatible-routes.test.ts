@@ -147,6 +147,31 @@ describe('OpenAI-compatible endpoint', () => {
     expect(body).not.toContain('"usage"');
   });
 
+  it('streams each delta as the model makes it: the first one arrives while the model still holds the rest', async () => {
+    const { openai, model } = await serve();
+    let release!: () => void;
+    model.midAnswer = new Promise((resolve) => {
+      release = resolve;
+    });
+    model.script({ text: 'Streaming reply here' });
+    const stream = await openai.chat.completions.create({ ...ask('stream please'), stream: true });
+    const chunks: OpenAI.Chat.ChatCompletionChunk[] = [];
+    const reading = (async () => {
+      for await (const chunk of stream) chunks.push(chunk);
+    })();
+    const content = () => chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+    try {
+      await until(() => content() !== '', 'the first delta, while the model holds the rest of the answer');
+      expect(content()).toBe('Stre');
+      expect(chunks.some((chunk) => chunk.choices[0]?.finish_reason)).toBe(false);
+    } finally {
+      release();
+    }
+    await reading;
+    expect(content()).toBe('Streaming reply here');
+    expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe('stop');
+  });
+
   it('runs a tool inside the turn, streamed and not', async () => {
     const { openai, model, lookup } = await serve();
     model.script(

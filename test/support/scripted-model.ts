@@ -18,13 +18,15 @@ export type ScriptStep =
 /**
  * An in-process ChatModel that answers from a script and records every request: the injected model for unit
  * tests of the loop and runtime (end-to-end tests use the fake HTTP server instead). An empty script answers
- * `ok`. A step may wait on `gate` to let a test hold a turn open.
+ * `ok`. A step may wait on `gate` to let a test hold a turn open, and on `midAnswer` after its first text
+ * delta, so a test can see what reached the client before the answer finished.
  */
 export class ScriptedModel implements ChatModel {
   readonly requests: ModelRequest[] = [];
   private readonly steps: ScriptStep[] = [];
   private counter = 0;
   gate: Promise<void> | undefined;
+  midAnswer: Promise<void> | undefined;
 
   constructor(
     private readonly modelLimits: ModelLimits = { contextWindow: 32_000, maxOutputTokens: 1_000 },
@@ -55,7 +57,12 @@ export class ScriptedModel implements ChatModel {
       return;
     }
     const text = step.text ?? '';
-    for (const piece of text.match(/.{1,4}/gs) ?? []) yield { type: 'text-delta', text: piece };
+    let first = true;
+    for (const piece of text.match(/.{1,4}/gs) ?? []) {
+      yield { type: 'text-delta', text: piece };
+      if (first && this.midAnswer) await this.midAnswer;
+      first = false;
+    }
     const toolCalls: ToolCall[] = (step.toolCalls ?? []).map((call) => ({
       id: call.id ?? `call_${++this.counter}`,
       name: call.name,
