@@ -3,16 +3,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
 import { type FakeTelegram, startFakeTelegram } from '../fakes/fake-telegram-server.js';
 import { launchChromium, screenshot } from '../support/browser.js';
+import { pagesPerTest } from '../support/web-page.js';
 import { cliEnv, makeHome, type RunningWren, startWren, waitFor } from '../support/wren-home.js';
 
 const BOT_TOKEN = '777001:web-test_token-abcdefghij';
 const OWNER = 424242;
 const STRANGER = 5150;
+const GATEWAY_TOKEN = 'web-channels-token-0123456789';
 let llm: FakeLlmServer;
 let telegram: FakeTelegram;
 let wren: RunningWren;
 let browser: Browser;
+/** The page of the running test (each test opens its own). */
 let page: Page;
+/** Each test's own pages; the browser's log of the 401 of "not signed in yet" is expected. */
+const pages = pagesPerTest({
+  browser: () => browser,
+  url: () => wren.url,
+  token: GATEWAY_TOKEN,
+  expectedErrors: /status of 401/,
+});
 
 const textsTo = (chat: number) =>
   telegram
@@ -42,11 +52,8 @@ channels:
     pairing: true
     api_root: ${telegram.apiRoot}
 `);
-  wren = await startWren(
-    cliEnv(home, { WREN_GATEWAY_TOKEN: 'web-channels-token-0123456789', TELEGRAM_BOT_TOKEN: BOT_TOKEN }),
-  );
+  wren = await startWren(cliEnv(home, { WREN_GATEWAY_TOKEN: GATEWAY_TOKEN, TELEGRAM_BOT_TOKEN: BOT_TOKEN }));
   browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
 }, 60_000);
 
 afterAll(async () => {
@@ -60,6 +67,7 @@ describe('chat channels in the web app', { timeout: 40_000 }, () => {
   it('signs in through the one-time link and shows Telegram connected', async () => {
     const link = /web app: (http:\/\/\S+)/.exec(wren.stdout())?.[1];
     expect(link).toBeDefined();
+    page = await pages.open({ signedIn: false });
     await page.goto(link!);
     await page.getByLabel('Message', { exact: true }).waitFor();
     await go('Settings');
@@ -70,7 +78,8 @@ describe('chat channels in the web app', { timeout: 40_000 }, () => {
   });
 
   it('shows a Telegram conversation live, with its messages', async () => {
-    await go('Chat');
+    page = await pages.open();
+    await page.getByLabel('Message', { exact: true }).waitFor();
     telegram.pushMessage({ from: OWNER, text: 'hello from telegram' });
     await waitFor(() => textsTo(OWNER).includes('Answer to: hello from telegram'), 15_000);
     const listed = page.getByRole('navigation', { name: 'Conversations' }).getByText('hello from telegram');
@@ -86,6 +95,7 @@ describe('chat channels in the web app', { timeout: 40_000 }, () => {
     const code = /pairing code is ([A-Z0-9]{8})/.exec(textsTo(STRANGER)[0]!)?.[1];
     expect(code).toBeDefined();
     const calls = llm.requests.length;
+    page = await pages.open();
     await go('Approvals');
     await page.getByRole('button', { name: `Approve pairing ${code}` }).click();
     await page.getByRole('button', { name: `Approve pairing ${code}` }).waitFor({ state: 'detached' });
