@@ -115,8 +115,12 @@ export class MattermostChannel extends PlatformChannel<ShownApproval> {
     this.controller.abort();
     this.detachPlatform();
     await this.running?.catch(() => {});
-    await new Promise<void>((resolve) => (this.actions ? this.actions.close(() => resolve()) : resolve()));
-    this.actions?.closeAllConnections();
+    const actions = this.actions;
+    if (actions) {
+      const closed = new Promise<void>((resolve) => actions.close(() => resolve()));
+      actions.closeAllConnections();
+      await closed;
+    }
     this.setState('stopped');
   }
 
