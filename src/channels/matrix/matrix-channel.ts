@@ -1,0 +1,192 @@
+import { readFile } from 'node:fs/promises';
+import type { MatrixClient, MatrixEvent, Room } from 'matrix-js-sdk';
+import type { Attachment } from '../../bus/messages.js';
+import { imageType } from '../image-type.js';
+import type { PlatformFile } from '../inbound-files.js';
+import { PlatformChannel } from '../platform-channel.js';
+import { type AdapterOptions, platformOptions } from '../platform-options.js';
+import type { MatrixConfig } from './matrix-config.js';
+
+export type MatrixChannelOptions = AdapterOptions<MatrixConfig>;
+
+/** Events older than this at start are history, not messages to answer. */
+const HISTORY_MS = 24 * 60 * 60 * 1000;
+
+/** The SDK logs every request at debug level; Wren reports through its own state and errors instead. */
+const quietLogger = {
+  trace() {},
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  getChild: () => quietLogger,
+};
+
+/**
+ * Matrix through matrix-js-sdk's sync loop (the SDK long-polls /sync and retries a dropped connection with
+ * its own backoff). Each room message goes through the base once: event ids are the de-duplication key in
+ * the channel ledger, so the timeline an initial sync replays after a restart is neither lost nor repeated.
+ * Invites from an owner are joined; others are left alone. Encrypted rooms are not read (no crypto here).
+ */
+export class MatrixChannel extends PlatformChannel {
+  protected readonly textLimit = 16000;
+  private readonly matrix: MatrixChannelOptions;
+  private client: MatrixClient | undefined;
+  private stopping = false;
+  private startedAt = 0;
+  private userId = '';
+  /** Messages handled one at a time, in timeline order. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(options: MatrixChannelOptions) {
+    super(platformOptions('matrix', options));
+    this.matrix = options;
+  }
+
+  async start(signal?: AbortSignal): Promise<void> {
+    signal?.addEventListener('abort', () => void this.stop(), { once: true });
+    const config = this.matrix.config();
+    const sdk = await import('matrix-js-sdk');
+    this.setState('starting');
+    this.startedAt = this.now();
+    let accessToken = config.accessToken;
+    let userId = config.user;
+    if (!accessToken) {
+      const login = sdk.createClient({ baseUrl: config.homeserver, logger: quietLogger });
+      const answer = await login.loginRequest({
+        type: 'm.login.password',
+        identifier: { type: 'm.id.user', user: config.user ?? '' },
+        password: config.password ?? '',
+        initial_device_display_name: 'Wren',
+      });
+      accessToken = answer.access_token;
+      userId = answer.user_id;
+    }
+    if (!userId?.startsWith('@')) {
+      const probe = sdk.createClient({ baseUrl: config.homeserver, accessToken, logger: quietLogger });
+      userId = (await probe.whoami()).user_id;
+    }
+    this.userId = userId;
+    const client = sdk.createClient({ baseUrl: config.homeserver, accessToken, userId, logger: quietLogger });
+    client.on(sdk.RoomEvent.Timeline, (event: MatrixEvent, room: Room | undefined, toStart?: boolean) => {
+      if (toStart || !room) return;
+      this.queue = this.queue
+        .then(() => this.onEvent(event, room))
+        .catch((error: unknown) => this.matrix.onError?.(error));
+    });
+    client.on(sdk.RoomEvent.MyMembership, (room: Room, membership: string) => {
+      if (membership === 'invite') void this.onInvite(room);
+    });
+    client.on(sdk.ClientEvent.Sync, (state: string) => {
+      if (state === 'PREPARED' || state === 'SYNCING') this.setState('connected');
+      else if ((state === 'ERROR' || state === 'RECONNECTING') && !this.stopping)
+        this.setState('reconnecting', 'the sync connection dropped');
+    });
+    this.client = client;
+    this.attachPlatform();
+    await client.startClient({ initialSyncLimit: 20, lazyLoadMembers: false });
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.detachPlatform();
+    this.client?.stopClient();
+    this.setState('stopped');
+  }
+
+  /** An invite is joined only when an owner sent it. */
+  private async onInvite(room: Room): Promise<void> {
+    const inviter = room.getMember(this.userId)?.events.member?.getSender();
+    if (!inviter || !this.matrix.config().access.owner.includes(inviter)) return;
+    await this.client!.joinRoom(room.roomId).catch((error: unknown) => this.matrix.onError?.(error));
+  }
+
+  private async onEvent(event: MatrixEvent, room: Room): Promise<void> {
+    const sender = event.getSender();
+    const id = event.getId();
+    if (!sender || !id || sender === this.userId) return;
+    if (event.getTs() < this.startedAt - HISTORY_MS) return;
+    if (event.getType() === 'm.room.encrypted') {
+      this.matrix.onError?.(
+        new Error(
+          `matrix: an encrypted message in ${room.roomId} was ignored (no end-to-end encryption support)`,
+        ),
+      );
+      return;
+    }
+    if (event.getType() !== 'm.room.message') return;
+    const content = event.getContent() as {
+      msgtype?: unknown;
+      body?: unknown;
+      url?: unknown;
+      'm.relates_to'?: { rel_type?: string };
+    };
+    if (content['m.relates_to']?.rel_type === 'm.replace') return;
+    const body = typeof content.body === 'string' ? content.body : '';
+    const files: PlatformFile[] = [];
+    if ((content.msgtype === 'm.image' || content.msgtype === 'm.file') && typeof content.url === 'string') {
+      files.push(this.mediaFile(content.msgtype === 'm.image' ? 'image' : 'file', content.url, body));
+    } else if (
+      content.msgtype !== 'm.text' &&
+      content.msgtype !== 'm.notice' &&
+      content.msgtype !== 'm.emote'
+    )
+      return;
+    const direct = room.getJoinedMemberCount() <= 2;
+    const mentioned = body.includes(this.userId) || this.mentionsMe(event);
+    await this.receive({
+      platformId: id,
+      senderId: sender,
+      chatId: room.roomId,
+      text: files.length > 0 ? '' : body,
+      files,
+      ...(direct ? {} : { group: { mentioned, repliedToBot: false } }),
+    });
+  }
+
+  private mentionsMe(event: MatrixEvent): boolean {
+    const mentions = (event.getContent() as { 'm.mentions'?: { user_ids?: unknown } })['m.mentions'];
+    return Array.isArray(mentions?.user_ids) && mentions.user_ids.includes(this.userId);
+  }
+
+  /** A media download, made only when the base admits the sender (authenticated media endpoint). */
+  private mediaFile(kind: 'image' | 'file', mxc: string, name: string): PlatformFile {
+    return {
+      kind,
+      name: name || kind,
+      download: async () => {
+        const url = this.client!.mxcUrlToHttp(mxc, undefined, undefined, undefined, false, true, true);
+        if (!url) throw new Error('matrix: not a media address');
+        const response = await fetch(url, {
+          headers: { authorization: `Bearer ${this.client!.getAccessToken()}` },
+        });
+        if (!response.ok) throw new Error(`matrix: media download failed (${response.status})`);
+        return Buffer.from(await response.arrayBuffer());
+      },
+    };
+  }
+
+  protected override async sendFile(chatId: string, file: Attachment): Promise<void> {
+    const bytes = await readFile(file.path);
+    const name = file.name.split('/').pop() ?? 'file';
+    const image = imageType(bytes);
+    const uploaded = await this.client!.uploadContent(bytes, {
+      name,
+      type: image ?? 'application/octet-stream',
+    });
+    await this.client!.sendMessage(chatId, {
+      msgtype: image ? 'm.image' : 'm.file',
+      body: name,
+      url: uploaded.content_uri,
+      info: { size: bytes.length, mimetype: image ?? 'application/octet-stream' },
+    } as never);
+  }
+
+  protected async sendText(chatId: string, text: string, options: { notice: boolean }): Promise<void> {
+    await this.client!.sendMessage(chatId, {
+      msgtype: options.notice ? 'm.notice' : 'm.text',
+      body: text,
+    } as never);
+  }
+}
