@@ -4,7 +4,7 @@ import type { ChannelManager } from '../channels/channel-manager.js';
 import { type ChannelsConfig, platformConfig, registeredPlatforms } from '../channels/channels-config.js';
 import type { MailTrigger } from '../channels/email/email-channel.js';
 import type { PlatformDescriptor } from '../channels/platform-descriptor.js';
-import { sdkLoader } from '../channels/platform-sdk.js';
+import { sdkImporter, sdkLoader } from '../channels/platform-sdk.js';
 import { createTranscriber, type Transcribe } from '../channels/transcription.js';
 import type { Logger } from '../util/logger.js';
 
@@ -56,6 +56,7 @@ export function configuredChannels(options: ConfiguredChannelsOptions) {
       onError: onError(platform.name),
       config: () => platformConfig(current, platform.name)!,
       sdk: sdkLoader(platform.name, options.extensions),
+      importSdk: sdkImporter(platform.name, options.extensions),
       onMailTrigger: options.onMailTrigger,
     });
 

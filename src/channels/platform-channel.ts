@@ -22,7 +22,7 @@ import { type PlatformFile, refusedFilesNotice, takeInFiles } from './inbound-fi
 import { keepConnected } from './keep-connected.js';
 import { pairingOfferText, pairingRequestText } from './pairing-notice.js';
 import { DEFAULT_MAX_FILE_BYTES, type PlatformChannelOptions } from './platform-options.js';
-import { SdkMissingError, sdkLoader } from './platform-sdk.js';
+import { SdkMissingError, sdkImporter, sdkLoader } from './platform-sdk.js';
 import { retrying } from './retry.js';
 import { SenderRateLimit } from './sender-rate-limit.js';
 import { splitMessage } from './split-message.js';
@@ -123,6 +123,16 @@ export abstract class PlatformChannel<Shown = never> extends ChannelBase {
   protected requireSdk<T>(pkg: string): T {
     try {
       return (this.platform.sdk ?? sdkLoader(this.name))<T>(pkg);
+    } catch (error) {
+      if (error instanceof SdkMissingError) this.setState('failed', error.message);
+      throw error;
+    }
+  }
+
+  /** As requireSdk, for an ESM-only SDK package (imported, so asynchronous). */
+  protected async importSdk<T>(pkg: string): Promise<T> {
+    try {
+      return await (this.platform.importSdk ?? sdkImporter(this.name))<T>(pkg);
     } catch (error) {
       if (error instanceof SdkMissingError) this.setState('failed', error.message);
       throw error;

@@ -1,7 +1,7 @@
 import type { MessageBus } from '../bus/message-bus.js';
 import type { ChannelAccess } from './channel-access.js';
 import type { ChannelLedger } from './channel-ledger.js';
-import type { SdkLoader } from './platform-sdk.js';
+import type { SdkImporter, SdkLoader } from './platform-sdk.js';
 import type { Transcribe } from './transcription.js';
 import type { ProgressMode } from './turn-progress.js';
 
@@ -30,6 +30,8 @@ export interface PlatformChannelOptions {
   onError?: (error: unknown) => void;
   /** Loads the platform's SDK packages (default: from Wren's own dependencies only). */
   sdk?: SdkLoader;
+  /** Imports the platform's ESM-only SDK packages (default: from Wren's own dependencies only). */
+  importSdk?: SdkImporter;
 }
 
 /** What every platform's config section carries that the base reads on each message. */

@@ -7,7 +7,7 @@ import type { ChannelLedger } from './channel-ledger.js';
 import { FeishuChannel } from './feishu/feishu-channel.js';
 import { feishuSectionSchema, toFeishuConfig } from './feishu/feishu-config.js';
 import { platforms } from './platform-registry.js';
-import { SdkMissingError, sdkLoader, sdkLocation } from './platform-sdk.js';
+import { SdkMissingError, sdkImporter, sdkLoader, sdkLocation } from './platform-sdk.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -52,6 +52,22 @@ describe('platform SDKs loaded on demand', () => {
     expect(() => sdkLoader('slack')('wren-absent-sdk')).toThrow(/wren channels add slack/);
   });
 
+  it('imports an ESM-only SDK (matrix-js-sdk is one) from the extensions folder, or names the command', async () => {
+    const dir = extensionsWith('wren-esm-sdk', "export const hello = () => 'esm from extensions';");
+    writeFileSync(
+      join(dir, 'node_modules', 'wren-esm-sdk', 'package.json'),
+      JSON.stringify({ name: 'wren-esm-sdk', version: '1.0.0', type: 'module', main: 'index.js' }),
+    );
+    const sdk = await sdkImporter('matrix', dir)<{ hello: () => string }>('wren-esm-sdk');
+    expect(sdk.hello()).toBe('esm from extensions');
+    const yaml = await sdkImporter('matrix', dir)<{ parse: (text: string) => unknown }>('yaml');
+    expect(yaml.parse('a: 1')).toEqual({ a: 1 });
+    await expect(sdkImporter('matrix', dir)('wren-absent-sdk')).rejects.toThrow(
+      'the matrix channel needs the npm package wren-absent-sdk, which this install does not include: run `wren channels add matrix`, then restart Wren',
+    );
+    await expect(sdkImporter('matrix')('wren-esm-sdk')).rejects.toBeInstanceOf(SdkMissingError);
+  });
+
   it('a present package whose own dependency is missing fails with that error, not "missing"', () => {
     const dir = extensionsWith('wren-broken-sdk', "module.exports = require('wren-gone-dependency');");
     const load = () => sdkLoader('feishu', dir)('wren-broken-sdk');
@@ -75,14 +91,19 @@ describe('platform SDKs loaded on demand', () => {
       '@discordjs/rest',
       '@discordjs/ws',
       '@larksuiteoapi/node-sdk',
+      '@mattermost/client',
+      '@mattermost/types',
       '@slack/socket-mode',
       '@slack/web-api',
+      'dingtalk-stream',
+      'matrix-js-sdk',
     ]);
     for (const [name, version] of pinned) {
       const installed = JSON.parse(readFileSync(resolve('node_modules', name, 'package.json'), 'utf8')) as {
         version: string;
       };
-      expect({ name, version }).toEqual({ name, version: installed.version });
+      // dingtalk-stream's own package.json says v2.1.5; npm's registry and lock file say 2.1.5.
+      expect({ name, version }).toEqual({ name, version: installed.version.replace(/^v/, '') });
       expect(pkg.devDependencies[name]).toBe(version);
       expect(pkg.dependencies[name]).toBeUndefined();
     }

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /**
  * Platform SDKs the package does not carry. The Feishu, Slack and Discord SDKs (with their HTTP and protobuf
@@ -66,6 +67,31 @@ export function sdkLoader(platform: string, dir?: string): SdkLoader {
       } catch (error) {
         if (!isAbsent(error, pkg)) throw error;
       }
+    }
+    throw new SdkMissingError(platform, pkg);
+  };
+}
+
+/** Imports one npm package an adapter needs, by name (ESM-only SDKs). Rejects with {@link SdkMissingError}. */
+export type SdkImporter = <T>(pkg: string) => Promise<T>;
+
+/**
+ * The importer adapters of `platform` use for ESM-only SDKs (matrix-js-sdk): the package is found as
+ * sdkLoader finds it — Wren's own dependencies first, then the extensions folder `dir` — and its entry file
+ * is imported, so an SDK that `wren channels add` put in `<home>/extensions` loads as well as a bundled one.
+ */
+export function sdkImporter(platform: string, dir?: string): SdkImporter {
+  return async <T>(pkg: string): Promise<T> => {
+    const resolvers = [own.resolve, ...(dir !== undefined ? [fromExtensions(dir).resolve] : [])];
+    for (const resolve of resolvers) {
+      let entry: string;
+      try {
+        entry = resolve(pkg);
+      } catch (error) {
+        if (isAbsent(error, pkg)) continue;
+        throw error;
+      }
+      return (await import(pathToFileURL(entry).href)) as T;
     }
     throw new SdkMissingError(platform, pkg);
   };

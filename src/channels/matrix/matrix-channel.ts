@@ -46,7 +46,7 @@ export class MatrixChannel extends PlatformChannel {
   async start(signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', () => void this.stop(), { once: true });
     const config = this.matrix.config();
-    const sdk = await import('matrix-js-sdk');
+    const sdk = await this.importSdk<typeof import('matrix-js-sdk')>('matrix-js-sdk');
     this.setState('starting');
     this.startedAt = this.now();
     let accessToken = config.accessToken;
