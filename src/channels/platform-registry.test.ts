@@ -22,6 +22,19 @@ const SECTIONS: Record<string, Record<string, unknown>> = {
   discord: { token: 'SECRET-discord-token-0123456789', owner: ['123456789012345678'] },
   wecom: { bot_id: 'bot-1', secret: 'SECRET-wecom', owner: ['zhangsan'] },
   feishu: { app_id: 'cli_0123456789abcdef', app_secret: 'SECRET-feishu', owner: ['ou_0123456789abcdef'] },
+  dingtalk: { client_id: 'dingabc123', client_secret: 'SECRET-dingtalk', owner: ['manager1234'] },
+  qq: { app_id: '102012345', app_secret: 'SECRET-qq-app', owner: ['E4F4AEA33253A2797FB897C50B81D7ED'] },
+  signal: { account: '+15550100001', token: 'SECRET-signal-proxy', owner: ['+15550100002'] },
+  mattermost: {
+    url: 'https://chat.example.com',
+    token: 'secretmattermost0123456789',
+    owner: ['owneruser00000000000000001'],
+  },
+  matrix: {
+    homeserver: 'https://matrix.example.org',
+    access_token: 'syt_SECRET-matrix',
+    owner: ['@me:example.org'],
+  },
 };
 
 const parse = (channels: Record<string, unknown>) => toChannelsConfig(channelsSectionSchema.parse(channels));
@@ -69,6 +82,11 @@ describe('the platform registry', () => {
         'SECRET-discord-token-0123456789',
         'SECRET-wecom',
         'SECRET-feishu',
+        'SECRET-dingtalk',
+        'SECRET-qq-app',
+        'secretmattermost0123456789',
+        'SECRET-signal-proxy',
+        'syt_SECRET-matrix',
         'SECRET-stt',
       ].sort(),
     );

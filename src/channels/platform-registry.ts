@@ -1,6 +1,11 @@
+import { dingtalkPlatform } from './dingtalk/dingtalk-platform.js';
 import { discordPlatform } from './discord/discord-platform.js';
 import { emailPlatform } from './email/email-platform.js';
 import { feishuPlatform } from './feishu/feishu-platform.js';
+import { matrixPlatform } from './matrix/matrix-platform.js';
+import { mattermostPlatform } from './mattermost/mattermost-platform.js';
+import { qqPlatform } from './qq/qq-platform.js';
+import { signalPlatform } from './signal/signal-platform.js';
 import { slackPlatform } from './slack/slack-platform.js';
 import { telegramPlatform } from './telegram/telegram-platform.js';
 import { wecomPlatform } from './wecom/wecom-platform.js';
@@ -17,4 +22,9 @@ export const platforms = [
   discordPlatform,
   wecomPlatform,
   feishuPlatform,
+  dingtalkPlatform,
+  qqPlatform,
+  signalPlatform,
+  mattermostPlatform,
+  matrixPlatform,
 ] as const;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeLlmServer, startFakeLlmServer } from '../fakes/fake-llm-server.js';
+import { startFakeSignalCli } from '../fakes/fake-signal-cli.js';
 import { cliEnv, makeHome, runCli, startWren, waitFor } from '../support/wren-home.js';
 
 let llm: FakeLlmServer;
@@ -112,6 +113,60 @@ describe('wren doctor', () => {
     });
     expect(checks.find((check) => check.id === 'channels.slack')).toMatchObject({ status: 'ok' });
     // A warning is not a failure.
+    expect(result.code).toBe(0);
+  });
+});
+
+describe('wren doctor and Signal', () => {
+  it('asks the signal-cli daemon for its version, and says how to start it when nobody answers', async () => {
+    const base = config.replace(/ {2}- name: broken[\s\S]*$/, '');
+    const signal = await startFakeSignalCli({ account: '+15550100001' });
+    const section = (url: string) =>
+      `${base}\nchannels:\n  signal:\n    account: "+15550100001"\n    url: ${url}\n    owner: ["+15550100002"]\n`;
+    const daemonCheck = async (url: string) => {
+      const result = await runCli(['doctor', '--json'], env(makeHome(section(url))));
+      const report = JSON.parse(result.stdout) as {
+        checks: Array<{ id: string; status: string; message: string; fix?: string }>;
+      };
+      return {
+        code: result.code,
+        check: report.checks.find((check) => check.id === 'channels.signal.daemon'),
+      };
+    };
+    try {
+      expect(await daemonCheck(signal.httpUrl)).toMatchObject({
+        code: 0,
+        check: { status: 'ok', message: `signal-cli 0.13.22 answers at ${signal.httpUrl}` },
+      });
+      expect(signal.calls('version')).toHaveLength(1);
+    } finally {
+      await signal.close();
+    }
+    expect(await daemonCheck(signal.httpUrl)).toMatchObject({
+      code: 1,
+      check: {
+        status: 'fail',
+        message: expect.stringContaining('signal-cli -a +15550100001 daemon --http 127.0.0.1:8080'),
+        fix: expect.stringContaining('docs/channels.md#signal'),
+      },
+    });
+  });
+});
+
+describe('wren doctor and Matrix', () => {
+  it('warns while Matrix is enabled that encrypted rooms are not supported, without failing', async () => {
+    const base = config.replace(/ {2}- name: broken[\s\S]*$/, '');
+    const home = makeHome(
+      `${base}\nchannels:\n  matrix:\n    homeserver: http://127.0.0.1:9\n    access_token: syt_x\n    owner: ["@me:example.org"]\n`,
+    );
+    const result = await runCli(['doctor', '--json'], env(home));
+    const checks = (
+      JSON.parse(result.stdout) as { checks: Array<{ id: string; status: string; fix?: string }> }
+    ).checks;
+    expect(checks.find((check) => check.id === 'channels.matrix.encryption')).toMatchObject({
+      status: 'warn',
+      fix: expect.stringContaining('unencrypted direct chat'),
+    });
     expect(result.code).toBe(0);
   });
 });

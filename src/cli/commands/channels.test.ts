@@ -49,7 +49,19 @@ describe('wren channels list', () => {
     expect(code).toBe(0);
     const { channels } = JSON.parse(stdout) as { channels: ChannelListing[] };
     const byName = new Map(channels.map((entry) => [entry.name, entry]));
-    expect([...byName.keys()]).toEqual(['telegram', 'email', 'slack', 'discord', 'wecom', 'feishu']);
+    expect([...byName.keys()]).toEqual([
+      'telegram',
+      'email',
+      'slack',
+      'discord',
+      'wecom',
+      'feishu',
+      'dingtalk',
+      'qq',
+      'signal',
+      'mattermost',
+      'matrix',
+    ]);
     expect(byName.get('telegram')).toMatchObject({ config: 'on', sdk: 'built in', packages: [] });
     expect(byName.get('slack')).toMatchObject({ config: 'off', sdk: 'ready' });
     expect(byName.get('slack')?.packages.map((pkg) => pkg.location)).toEqual(['bundled', 'bundled']);
@@ -73,7 +85,7 @@ describe('wren channels add', () => {
     const { stderr, code } = await wren(homeWith('{}\n'), ['add', 'myspace']);
     expect(code).toBe(2);
     expect(stderr).toContain(
-      'no channel named myspace (channels: telegram, email, slack, discord, wecom, feishu)',
+      'no channel named myspace (channels: telegram, email, slack, discord, wecom, feishu, dingtalk, qq, signal, mattermost, matrix)',
     );
   });
 

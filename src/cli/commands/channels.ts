@@ -86,7 +86,8 @@ async function addChannel(home: string, name: string): Promise<void> {
 }
 
 /**
- * `wren channels list [--json]` and `wren channels add NAME`. The Feishu, Slack and Discord SDKs are not part
+ * `wren channels list [--json]` and `wren channels add NAME`. The platform SDKs (Feishu, Slack, Discord,
+ * DingTalk, Mattermost, Matrix) are not part
  * of the package (a clone has them as development dependencies): `add` installs the versions this Wren was
  * tested with into `<home>/extensions`. Exit codes: 0 ok, 1 the install failed, 2 no such channel.
  */
@@ -104,18 +105,19 @@ export function registerChannelCommands(program: Command, home: () => string): v
         out(JSON.stringify({ channels: listing }, null, 2));
         return;
       }
+      const width = Math.max(...listing.map((entry) => entry.name.length)) + 1;
       for (const entry of listing) {
         const sdk =
           entry.sdk === 'missing'
             ? `SDK not installed: run \`${wren()} channels add ${entry.name}\``
             : `SDK ${entry.sdk}`;
-        out(`${entry.name.padEnd(9)} ${entry.config.padEnd(15)} ${sdk}`);
+        out(`${entry.name.padEnd(width)} ${entry.config.padEnd(15)} ${sdk}`);
       }
     });
   group
     .command('add <name>')
     .description(
-      "install the SDK a chat platform needs (Feishu, Slack, Discord) into the home's extensions folder",
+      "install the SDK a chat platform needs (Feishu, Slack, Discord, DingTalk, Mattermost, Matrix) into the home's extensions folder",
     )
     .action((name: string) => addChannel(home(), name));
 }

@@ -134,6 +134,8 @@ export async function collectChecks(home: string): Promise<DoctorCheck[]> {
     ),
   );
   checkChannels(home, config, checks);
+  await checkSignalDaemon(config, checks);
+  if (config.channels.matrix?.enabled) checks.push(MATRIX_ENCRYPTION);
   await checkModels(config, checks);
   const search = memorySearchCheck(config);
   if (search) checks.push(search);
@@ -204,6 +206,39 @@ function checkChannels(home: string, config: WrenConfig, checks: DoctorCheck[]):
           },
     );
   }
+}
+
+/** Said while Matrix is enabled: Wren has no end-to-end encryption, so an encrypted room reaches nobody. */
+const MATRIX_ENCRYPTION: DoctorCheck = {
+  id: 'channels.matrix.encryption',
+  status: 'warn',
+  message: 'Matrix: encrypted rooms are not supported; Wren ignores encrypted messages (each is logged)',
+  fix: 'talk to Wren in an unencrypted direct chat (in Element, turn encryption off when creating it)',
+};
+
+/**
+ * Signal runs through the owner's own signal-cli daemon: with `channels.signal` enabled, whether it answers
+ * (its version), else how to start it. The probe is imported only then.
+ */
+async function checkSignalDaemon(config: WrenConfig, checks: DoctorCheck[]): Promise<void> {
+  const signal = config.channels.signal;
+  if (!signal?.enabled) return;
+  const { probeSignal } = await import('../../channels/signal/signal-probe.js');
+  const probe = await probeSignal(signal);
+  checks.push(
+    probe.ok
+      ? {
+          id: 'channels.signal.daemon',
+          status: 'ok',
+          message: `signal-cli ${probe.version} answers at ${signal.url}`,
+        }
+      : {
+          id: 'channels.signal.daemon',
+          status: 'fail',
+          message: probe.message,
+          fix: 'start signal-cli as a daemon (docs/channels.md#signal), or set channels.signal.url to where it listens',
+        },
+  );
 }
 
 /** `wren doctor`: exit 0 when nothing failed, 1 otherwise. */
