@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app/create-app.js';
 import { type FakeMatrix, startFakeMatrix } from '../fakes/fake-matrix-server.js';
@@ -18,6 +20,7 @@ async function start(
   auth: string[] = ['    access_token: ${MATRIX_TOKEN}'],
   reuse?: { matrix: FakeMatrix; home: string },
   extra = '',
+  top = '',
 ) {
   const matrix = reuse?.matrix ?? (await startFakeMatrix({ token: TOKEN, userId: BOT }));
   if (!reuse) cleanups.push(() => matrix.close());
@@ -25,6 +28,7 @@ async function start(
     reuse?.home ??
     makeHome(
       [
+        top,
         'channels:',
         '  matrix:',
         `    homeserver: ${matrix.url}`,
@@ -49,6 +53,22 @@ async function start(
 const state = (app: WrenApp) => app.channels.status().find((status) => status.name === 'matrix')?.state;
 const texts = (matrix: FakeMatrix) =>
   matrix.sent.filter((entry) => entry.type === 'm.room.message').map((entry) => entry.content['body']);
+const dmOf = (user: string) => `!dm-${user.replace(/[^a-z0-9]/gi, '')}:fake`;
+const ASK = 'gate:\n  mode: ask';
+/** The approval question Wren sent (the newest), with its short id and event id. */
+const question = (matrix: FakeMatrix, after = 0) => {
+  const sent = matrix.sent
+    .slice(after)
+    .find((entry) => String(entry.content['body']).startsWith('Approval needed'));
+  return sent && { eventId: sent.eventId, id: /\[([0-9a-f]+)\]/.exec(String(sent.content['body']))![1]! };
+};
+/** A reaction in the owner's DM room (where the question was asked), from `sender`. */
+const react = (matrix: FakeMatrix, sender: string, eventId: string, key: string) =>
+  matrix.raw(
+    sender,
+    { type: 'm.reaction', content: { 'm.relates_to': { rel_type: 'm.annotation', event_id: eventId, key } } },
+    dmOf(OWNER),
+  );
 
 describe('the Matrix channel (against a fake homeserver)', () => {
   it('answers the owner in the DM; a stranger costs nothing; a redelivered event is answered once', async () => {
@@ -122,5 +142,96 @@ describe('the Matrix channel (against a fake homeserver)', () => {
     expect(second.model.requests).toHaveLength(2);
     expect(JSON.stringify(second.model.requests[0]!.messages.at(-1))).toContain('while down');
     expect(texts(second.matrix).filter((text) => text === 'first answer')).toHaveLength(1);
+  });
+
+  it('runs a held exec the owner approves by typing, and the turn finishes', async () => {
+    const { app, matrix, model } = await start(undefined, undefined, '', ASK);
+    await waitFor(() => state(app) === 'connected');
+    model.script(
+      { toolCalls: [{ name: 'exec', arguments: { command: 'touch typed.txt' } }] },
+      { text: 'Made it.' },
+    );
+    matrix.message(OWNER, { msgtype: 'm.text', body: 'make the file' });
+    await waitFor(() => question(matrix) !== undefined);
+    expect(existsSync(join(app.config().workspace, 'typed.txt'))).toBe(false);
+    matrix.message(OWNER, { msgtype: 'm.text', body: `once ${question(matrix)!.id}` });
+    await waitFor(() => texts(matrix).includes('Made it.'));
+    expect(existsSync(join(app.config().workspace, 'typed.txt'))).toBe(true);
+    expect(app.gate.approvals.pending()).toHaveLength(0);
+  });
+
+  it('takes the owner’s reaction as the answer (❌ deny, ✅ once); a stranger’s reaction changes nothing', async () => {
+    const { app, matrix, model } = await start(undefined, undefined, '', ASK);
+    await waitFor(() => state(app) === 'connected');
+    const file = (name: string) => existsSync(join(app.config().workspace, name));
+    model.script(
+      { toolCalls: [{ name: 'exec', arguments: { command: 'touch denied.txt' } }] },
+      { text: 'Not done.' },
+    );
+    matrix.message(OWNER, { msgtype: 'm.text', body: 'first' });
+    await waitFor(() => question(matrix) !== undefined);
+    const first = question(matrix)!;
+    // Handled in timeline order: had the stranger's ✅ counted, the file would exist before the owner's ❌.
+    react(matrix, STRANGER, first.eventId, '✅');
+    react(matrix, OWNER, '$not-a-question', '✅');
+    react(matrix, OWNER, first.eventId, '🎉');
+    react(matrix, OWNER, first.eventId, '❌');
+    await waitFor(() => texts(matrix).includes('Not done.'));
+    expect(file('denied.txt')).toBe(false);
+    const before = matrix.sent.length;
+    model.script(
+      { toolCalls: [{ name: 'exec', arguments: { command: 'touch approved.txt' } }] },
+      { text: 'Done now.' },
+    );
+    matrix.message(OWNER, { msgtype: 'm.text', body: 'second' });
+    await waitFor(() => question(matrix, before) !== undefined);
+    react(matrix, OWNER, question(matrix, before)!.eventId, '✅');
+    await waitFor(() => texts(matrix).includes('Done now.'));
+    expect(file('approved.txt')).toBe(true);
+  });
+
+  it('offers a stranger in a DM a pairing code at zero model cost', async () => {
+    const { app, matrix, model } = await start(undefined, undefined, '    pairing: true');
+    await waitFor(() => state(app) === 'connected');
+    matrix.message(STRANGER, { msgtype: 'm.text', body: 'hello?' });
+    matrix.message(STRANGER, { msgtype: 'm.text', body: 'hello again' });
+    const offers = () =>
+      matrix.sent
+        .filter((entry) => entry.roomId === dmOf(STRANGER))
+        .map((entry) => String(entry.content['body']));
+    await waitFor(() => offers().some((text) => /pairing code is [A-Z0-9]{8}/.test(text)));
+    model.script({ text: 'owner answered' });
+    matrix.message(OWNER, { msgtype: 'm.text', body: 'hi' });
+    await waitFor(() => texts(matrix).includes('owner answered'));
+    expect(offers().filter((text) => text.includes('pairing code'))).toHaveLength(1);
+    expect(model.requests).toHaveLength(1);
+    expect(JSON.stringify(model.requests)).not.toContain('hello');
+  });
+
+  it('joins a room the owner invites it to, never one a stranger does', async () => {
+    const { app, matrix } = await start();
+    await waitFor(() => state(app) === 'connected');
+    matrix.invite(STRANGER, '!trap:fake');
+    matrix.invite(OWNER, '!ours:fake');
+    await waitFor(() => matrix.joined.includes('!ours:fake'));
+    expect(matrix.joined).toEqual(['!ours:fake']);
+  });
+
+  it('answers a message in a thread inside that thread', async () => {
+    const { app, matrix, model } = await start();
+    await waitFor(() => state(app) === 'connected');
+    model.script({ text: 'to the root' }, { text: 'in the thread' });
+    const root = matrix.message(OWNER, { msgtype: 'm.text', body: 'root' });
+    await waitFor(() => texts(matrix).includes('to the root'));
+    matrix.message(OWNER, {
+      msgtype: 'm.text',
+      body: 'threaded',
+      'm.relates_to': { rel_type: 'm.thread', event_id: root },
+    });
+    await waitFor(() => texts(matrix).includes('in the thread'));
+    const [main, threaded] = matrix.sent.filter((entry) => entry.type === 'm.room.message');
+    expect(main!.content['m.relates_to']).toBeUndefined();
+    expect(threaded!.content['m.relates_to']).toMatchObject({ rel_type: 'm.thread', event_id: root });
+    expect(threaded!.roomId).toBe(dmOf(OWNER));
   });
 });

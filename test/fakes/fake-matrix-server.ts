@@ -16,11 +16,15 @@ export interface FakeMatrix {
   /** Every request path the client made, in order. */
   readonly paths: string[];
   /** Messages the client sent (PUT /send), with their room; a repeated txn id is stored once. */
-  readonly sent: Array<{ roomId: string; type: string; content: Record<string, unknown> }>;
+  readonly sent: Array<{ roomId: string; type: string; eventId: string; content: Record<string, unknown> }>;
+  /** Rooms the client joined (POST /join), in order. */
+  readonly joined: string[];
+  /** Invites the bot into a new room `roomId` from `inviter` (shown in /sync under rooms.invite). */
+  invite(inviter: string, roomId: string): void;
   /** Puts a message from `sender` into the DM room with `sender` (created on first use). */
   message(sender: string, content: Record<string, unknown>, eventId?: string): string;
-  /** Puts a raw event into `sender`'s DM room. */
-  raw(sender: string, event: Partial<FakeMatrixEvent>): void;
+  /** Puts a raw event into `sender`'s DM room, or into the room `roomId` when given. */
+  raw(sender: string, event: Partial<FakeMatrixEvent>, roomId?: string): void;
   /** Stores bytes as media; returns their mxc:// address. */
   upload(bytes: Buffer): string;
   /** Ends every open long-poll connection abruptly. */
@@ -34,7 +38,9 @@ export interface FakeMatrix {
  * poll up to `timeout`), send with idempotent txn ids, join, and media upload/download.
  */
 export async function startFakeMatrix(options: { token: string; userId: string }): Promise<FakeMatrix> {
-  const log: Array<{ roomId: string; event: FakeMatrixEvent }> = [];
+  const log: Array<{ roomId: string; event: FakeMatrixEvent; invite?: true }> = [];
+  const invites = new Map<string, string>();
+  const joined: string[] = [];
   const rooms = new Map<string, string[]>();
   const txns = new Map<string, string>();
   const media = new Map<string, Buffer>();
@@ -88,6 +94,23 @@ export async function startFakeMatrix(options: { token: string; userId: string }
     ];
   };
 
+  /** The stripped state of an invite: the room's creation and the bot's membership, sent by the inviter. */
+  const inviteState = (roomId: string, inviter: string) =>
+    [
+      { type: 'm.room.create', sender: inviter, state_key: '', content: {} },
+      { type: 'm.room.member', sender: inviter, state_key: inviter, content: { membership: 'join' } },
+      {
+        type: 'm.room.member',
+        sender: inviter,
+        state_key: options.userId,
+        content: { membership: 'invite' },
+      },
+    ].map((event) => ({
+      ...event,
+      event_id: `$i-${roomId}-${event.state_key}`,
+      origin_server_ts: Date.now(),
+    }));
+
   const sync = async (url: URL, response: ServerResponse) => {
     const since = Number(url.searchParams.get('since') ?? '0');
     const timeout = Math.min(Number(url.searchParams.get('timeout') ?? '0'), 30_000);
@@ -107,7 +130,7 @@ export async function startFakeMatrix(options: { token: string; userId: string }
     for (const roomId of rooms.keys()) {
       const events = log
         .slice(since)
-        .filter((entry) => entry.roomId === roomId)
+        .filter((entry) => entry.roomId === roomId && !entry.invite)
         .map((entry) => entry.event);
       if (since > 0 && events.length === 0) continue;
       join[roomId] = {
@@ -119,9 +142,12 @@ export async function startFakeMatrix(options: { token: string; userId: string }
         summary: since === 0 ? { 'm.joined_member_count': rooms.get(roomId)!.length } : {},
       };
     }
+    const invite: Record<string, unknown> = {};
+    for (const entry of log.slice(since).filter((item) => item.invite))
+      invite[entry.roomId] = { invite_state: { events: inviteState(entry.roomId, entry.event.sender) } };
     json(response, 200, {
       next_batch: String(log.length),
-      rooms: { join, invite: {}, leave: {} },
+      rooms: { join, invite, leave: {} },
       account_data: { events: [] },
     });
   };
@@ -152,13 +178,18 @@ export async function startFakeMatrix(options: { token: string; userId: string }
       if (!txns.has(key)) {
         const eventId = `$s${++counter}`;
         txns.set(key, eventId);
-        sent.push({ roomId: room!, type: type!, content: JSON.parse(body.toString() || '{}') });
+        sent.push({ roomId: room!, type: type!, eventId, content: JSON.parse(body.toString() || '{}') });
       }
       return json(response, 200, { event_id: txns.get(key) });
     }
     const joinRoom = /^\/_matrix\/client\/v3\/(?:rooms\/([^/]+)\/join|join\/([^/]+))$/.exec(path);
-    if (joinRoom)
-      return json(response, 200, { room_id: decodeURIComponent(joinRoom[1] ?? joinRoom[2] ?? '') });
+    if (joinRoom && request.method === 'POST') {
+      const roomId = decodeURIComponent(joinRoom[1] ?? joinRoom[2] ?? '');
+      joined.push(roomId);
+      const inviter = invites.get(roomId);
+      if (inviter && !rooms.has(roomId)) rooms.set(roomId, [options.userId, inviter]);
+      return json(response, 200, { room_id: roomId });
+    }
     if (path === '/_matrix/media/v3/upload') {
       const id = `m${++counter}`;
       media.set(id, body);
@@ -189,13 +220,29 @@ export async function startFakeMatrix(options: { token: string; userId: string }
     url,
     paths,
     sent,
+    joined,
+    invite(inviter, roomId) {
+      invites.set(roomId, inviter);
+      log.push({
+        roomId,
+        invite: true,
+        event: {
+          type: 'invite',
+          sender: inviter,
+          content: {},
+          event_id: `$v${++counter}`,
+          origin_server_ts: 0,
+        },
+      });
+      wake();
+    },
     message(sender, content, eventId) {
       const id = eventId ?? `$e${++counter}`;
       push(roomFor(sender), { sender, content, event_id: id });
       return id;
     },
-    raw(sender, event) {
-      push(roomFor(sender), { sender, ...event });
+    raw(sender, event, roomId) {
+      push(roomId ?? roomFor(sender), { sender, ...event });
     },
     dropConnections() {
       for (const socket of sockets) socket.destroy();

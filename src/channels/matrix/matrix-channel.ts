@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { MatrixClient, MatrixEvent, Room } from 'matrix-js-sdk';
-import type { Attachment } from '../../bus/messages.js';
+import type { ApprovalChoice, ApprovalRequest, Attachment } from '../../bus/messages.js';
+import { describeApprovalText, shortApprovalId } from '../approval-text.js';
 import { imageType } from '../image-type.js';
 import type { PlatformFile } from '../inbound-files.js';
 import { PlatformChannel } from '../platform-channel.js';
@@ -11,6 +12,34 @@ export type MatrixChannelOptions = AdapterOptions<MatrixConfig>;
 
 /** Events older than this at start are history, not messages to answer. */
 const HISTORY_MS = 24 * 60 * 60 * 1000;
+
+/** Reactions an owner answers a shown approval with (emoji with or without the variation selector). */
+const REACTION_CHOICES: Record<string, ApprovalChoice> = {
+  '✅': 'once',
+  '✅\uFE0F': 'once',
+  '👍': 'once',
+  '❌': 'deny',
+  '👎': 'deny',
+};
+
+/** A conversation: a room, or a thread in it (`<room id>|<thread root event id>`; ids never hold `|`). */
+function whereOf(chatId: string): { roomId: string; thread?: string } {
+  const at = chatId.indexOf('|');
+  return at < 0 ? { roomId: chatId } : { roomId: chatId.slice(0, at), thread: chatId.slice(at + 1) };
+}
+
+/** The relation that puts a message into a thread (with the reply fallback for clients without threads). */
+function threadRelation(thread: string | undefined): Record<string, unknown> {
+  if (!thread) return {};
+  return {
+    'm.relates_to': {
+      rel_type: 'm.thread',
+      event_id: thread,
+      is_falling_back: true,
+      'm.in_reply_to': { event_id: thread },
+    },
+  };
+}
 
 /** The SDK logs every request at debug level; Wren reports through its own state and errors instead. */
 const quietLogger = {
@@ -27,8 +56,10 @@ const quietLogger = {
  * its own backoff). Each room message goes through the base once: event ids are the de-duplication key in
  * the channel ledger, so the timeline an initial sync replays after a restart is neither lost nor repeated.
  * Invites from an owner are joined; others are left alone. Encrypted rooms are not read (no crypto here).
+ * A message in a thread is its own conversation, answered in that thread. An approval is answered by typing
+ * (`once ab12cd`) or by the owner's reaction to the question (✅ once, ❌ deny).
  */
-export class MatrixChannel extends PlatformChannel {
+export class MatrixChannel extends PlatformChannel<string> {
   protected readonly textLimit = 16000;
   private readonly matrix: MatrixChannelOptions;
   private client: MatrixClient | undefined;
@@ -37,6 +68,8 @@ export class MatrixChannel extends PlatformChannel {
   private userId = '';
   /** Messages handled one at a time, in timeline order. */
   private queue: Promise<void> = Promise.resolve();
+  /** The short approval id and room of each shown question (by its event id), until it is answered. */
+  private readonly questions = new Map<string, { shortId: string; roomId: string }>();
 
   constructor(options: MatrixChannelOptions) {
     super(platformOptions('matrix', options));
@@ -115,14 +148,22 @@ export class MatrixChannel extends PlatformChannel {
       );
       return;
     }
+    if (event.getType() === 'm.reaction') return this.onReaction(event, sender, room.roomId);
     if (event.getType() !== 'm.room.message') return;
     const content = event.getContent() as {
       msgtype?: unknown;
       body?: unknown;
       url?: unknown;
-      'm.relates_to'?: { rel_type?: string };
+      'm.relates_to'?: { rel_type?: unknown; event_id?: unknown };
     };
-    if (content['m.relates_to']?.rel_type === 'm.replace') return;
+    const relation = content['m.relates_to'];
+    if (relation?.rel_type === 'm.replace') return;
+    const thread =
+      relation?.rel_type === 'm.thread' &&
+      typeof relation.event_id === 'string' &&
+      !relation.event_id.includes('|')
+        ? relation.event_id
+        : undefined;
     const body = typeof content.body === 'string' ? content.body : '';
     const files: PlatformFile[] = [];
     if ((content.msgtype === 'm.image' || content.msgtype === 'm.file') && typeof content.url === 'string') {
@@ -138,11 +179,41 @@ export class MatrixChannel extends PlatformChannel {
     await this.receive({
       platformId: id,
       senderId: sender,
-      chatId: room.roomId,
+      chatId: thread ? `${room.roomId}|${thread}` : room.roomId,
       text: files.length > 0 ? '' : body,
       files,
-      ...(direct ? {} : { group: { mentioned, repliedToBot: false } }),
+      ...(direct ? {} : { group: { id: room.roomId, mentioned, repliedToBot: false } }),
     });
+  }
+
+  /**
+   * A reaction to a shown approval question: the base counts only an owner's answer to a pending approval,
+   * so a stranger's reaction, or one to any other message, changes nothing.
+   */
+  private async onReaction(event: MatrixEvent, sender: string, roomId: string): Promise<void> {
+    const relation = (
+      event.getContent() as { 'm.relates_to'?: { rel_type?: unknown; event_id?: unknown; key?: unknown } }
+    )['m.relates_to'];
+    if (relation?.rel_type !== 'm.annotation' || typeof relation.event_id !== 'string') return;
+    const question = this.questions.get(relation.event_id);
+    const choice = typeof relation.key === 'string' ? REACTION_CHOICES[relation.key] : undefined;
+    // A reaction counts only in the room the question was asked in.
+    if (!question || question.roomId !== roomId || !choice) return;
+    await this.answerPresented(sender, question.shortId, choice);
+  }
+
+  protected override async showApproval(request: ApprovalRequest): Promise<string | undefined> {
+    const text = `${describeApprovalText(request, false)}\nOr react to this message: ✅ once · ❌ deny`;
+    const eventId = await this.post(request.chatId, { msgtype: 'm.notice', body: text });
+    this.questions.set(eventId, {
+      shortId: shortApprovalId(request.id),
+      roomId: whereOf(request.chatId).roomId,
+    });
+    return eventId;
+  }
+
+  protected override async closeApproval(shown: string): Promise<void> {
+    this.questions.delete(shown);
   }
 
   private mentionsMe(event: MatrixEvent): boolean {
@@ -175,18 +246,25 @@ export class MatrixChannel extends PlatformChannel {
       name,
       type: image ?? 'application/octet-stream',
     });
-    await this.client!.sendMessage(chatId, {
+    await this.post(chatId, {
       msgtype: image ? 'm.image' : 'm.file',
       body: name,
       url: uploaded.content_uri,
       info: { size: bytes.length, mimetype: image ?? 'application/octet-stream' },
-    } as never);
+    });
   }
 
   protected async sendText(chatId: string, text: string, options: { notice: boolean }): Promise<void> {
-    await this.client!.sendMessage(chatId, {
-      msgtype: options.notice ? 'm.notice' : 'm.text',
-      body: text,
+    await this.post(chatId, { msgtype: options.notice ? 'm.notice' : 'm.text', body: text });
+  }
+
+  /** Sends one message into the conversation (its thread, if any); returns the new event's id. */
+  private async post(chatId: string, content: Record<string, unknown>): Promise<string> {
+    const where = whereOf(chatId);
+    const sent = await this.client!.sendMessage(where.roomId, {
+      ...content,
+      ...threadRelation(where.thread),
     } as never);
+    return sent.event_id;
   }
 }
