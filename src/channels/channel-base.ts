@@ -8,7 +8,7 @@ import type {
   InboundMessage,
   OutboundMessage,
 } from '../bus/messages.js';
-import type { Channel, ChannelState, ChannelStatus } from './channel.js';
+import type { Channel, ChannelLink, ChannelState, ChannelStatus } from './channel.js';
 import type { ChannelBus } from './channel-bus.js';
 
 export interface ChannelBaseOptions {
@@ -61,10 +61,17 @@ export abstract class ChannelBase implements Channel {
     return { ...this.current };
   }
 
-  protected setState(state: ChannelState, detail?: string): void {
-    if (this.current.state === state && this.current.detail === detail) return;
+  /** `link`: only with `linking`, the QR or code to show (a new one replaces the old at the same state). */
+  protected setState(state: ChannelState, detail?: string, link?: ChannelLink): void {
+    if (this.current.state === state && this.current.detail === detail && this.current.link === link) return;
     const was = this.current.state;
-    this.current = { name: this.name, state, ...(detail ? { detail } : {}), since: Date.now() };
+    this.current = {
+      name: this.name,
+      state,
+      ...(detail ? { detail } : {}),
+      since: state === was ? this.current.since : Date.now(),
+      ...(link && state === 'linking' ? { link } : {}),
+    };
     // Approvals that waited through a restart are asked here once this face can show them.
     if (state === 'connected' && was !== 'connected') this.bus.replayApprovals?.(this.name);
   }

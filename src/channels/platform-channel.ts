@@ -15,7 +15,7 @@ import {
   parseApprovalReply,
   shortApprovalId,
 } from './approval-text.js';
-import type { ChannelState } from './channel.js';
+import type { ChannelLink, ChannelState } from './channel.js';
 import { type Addressing, type ChannelAccess, isAddressed, standingOf } from './channel-access.js';
 import { ChannelBase } from './channel-base.js';
 import { type PlatformFile, refusedFilesNotice, takeInFiles } from './inbound-files.js';
@@ -181,8 +181,8 @@ export abstract class PlatformChannel<Shown = never> extends ChannelBase {
 
   private unannounce: (() => void) | undefined;
 
-  protected override setState(state: ChannelState, detail?: string): void {
-    super.setState(state, detail);
+  protected override setState(state: ChannelState, detail?: string, link?: ChannelLink): void {
+    super.setState(state, detail, link);
     if (state === 'connected') this.unannounce ??= this.platform.bus.announceDelivery(this.name);
     else if (this.unannounce) {
       this.unannounce();

@@ -296,13 +296,22 @@ export interface McpServer {
   tools: Array<{ name: string; description?: string } | string>;
 }
 
-export type ChannelState = 'starting' | 'connected' | 'reconnecting' | 'failed' | 'stopped';
+export type ChannelState =
+  | 'starting'
+  | 'connected'
+  | 'reconnecting'
+  | 'linking'
+  | 'logged-out'
+  | 'failed'
+  | 'stopped';
 
 export interface ChannelStatus {
   name: string;
   state: ChannelState;
   detail?: string;
   since: number;
+  /** While `linking`: the QR payload to draw, or the pairing code to type on the phone. */
+  link?: { qr?: string; code?: string; expiresAt?: number };
 }
 
 export interface Status {
