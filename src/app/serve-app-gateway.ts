@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { type ChannelsConfig, platformConfig, registeredPlatforms } from '../channels/channels-config.js';
 import { HttpChannel } from '../channels/http/http-channel.js';
 import { BrowserSessions } from '../gateway/browser-sessions.js';
 import { createGateway, type GatewayOptions } from '../gateway/create-gateway.js';
@@ -63,6 +64,17 @@ function checkExposure(host: string, configuredToken: string | undefined): void 
   if (configuredToken) checkTokenStrength(configuredToken, host);
 }
 
+const isPlatform = (name: string) => registeredPlatforms.some((platform) => platform.name === name);
+
+/** Why a known platform has no running channel, with what to do about it. */
+function whyNotRunning(channels: ChannelsConfig, name: string): string {
+  const section = platformConfig(channels, name);
+  if (!section)
+    return `The ${name} channel is not configured: add channels.${name} to config.yaml (docs/channels.md).`;
+  if (!section.enabled) return `The ${name} channel is disabled in config.yaml (channels.${name}.enabled).`;
+  return `The ${name} channel is not running (see logs/wren.log).`;
+}
+
 /**
  * What the gateway's route groups use of the app (everything but this run's channel, token and sign-ins).
  * The web app's data and settings groups are imported on first use, so they cost the start nothing.
@@ -94,6 +106,12 @@ function routeDeps(app: WrenApp, version: string) {
       calendars: () => app.config().calendars,
       store: app.calendars,
       timezone: () => app.config().agent.timezone,
+      redact: (text: string) => app.gate.redactor.text(text),
+    },
+    channelControls: {
+      running: (name: string) => (isPlatform(name) ? app.channels.get(name) : undefined),
+      known: isPlatform,
+      whyNotRunning: (name: string) => whyNotRunning(app.config().channels, name),
       redact: (text: string) => app.gate.redactor.text(text),
     },
     nextDue: () => app.nextDue() ?? null,

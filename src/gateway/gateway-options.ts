@@ -6,6 +6,7 @@ import type { PairingService } from '../services/pairing-service.js';
 import type { SessionService } from '../services/session-service.js';
 import type { BrowserSessions } from './browser-sessions.js';
 import type { CalendarRouteOptions } from './calendar-routes.js';
+import type { ChannelControls } from './channel-routes.js';
 import type { HookRouteOptions } from './hook-routes.js';
 import type { OpenAiApprovalMode } from './openai-turn.js';
 import type { ProactiveRouteOptions } from './proactive-routes.js';
@@ -36,6 +37,8 @@ export interface GatewayOptions {
   goals?: GoalService;
   /** Pairing codes of the chat channels (`/api/pairings…`); without it those routes answer 404. */
   pairings?: PairingService;
+  /** The running chat channels (`/api/channels/:name/link|unlink|test`); without it those routes answer 404. */
+  channelControls?: ChannelControls;
   /** The synced calendars (`GET /api/calendar`, `GET /api/calendars`); without it those routes answer 404. */
   calendars?: CalendarRouteOptions;
   /** Inbound webhooks (`POST /hooks/<name>`, each authenticated by its own secret); without it none is served. */

@@ -4,6 +4,7 @@ import { parse as parseCookies } from 'hono/utils/cookie';
 import { apiHeaders } from './api-headers.js';
 import { presentedKey, SESSION_COOKIE } from './browser-sessions.js';
 import { calendarRoutes } from './calendar-routes.js';
+import { channelRoutes } from './channel-routes.js';
 import { chatRoutes } from './chat-routes.js';
 import { fileRoutes } from './file-routes.js';
 import { gateRoutes } from './gate-routes.js';
@@ -103,6 +104,7 @@ function mountOwnerApi(app: Hono, options: GatewayOptions): void {
   }
   if (options.pairings) app.route('/', pairingRoutes(options.pairings));
   if (options.calendars) app.route('/', calendarRoutes(options.calendars));
+  if (options.channelControls) app.route('/', channelRoutes(options.channelControls));
 }
 
 /**
