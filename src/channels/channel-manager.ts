@@ -55,8 +55,11 @@ export class ChannelManager {
     return [...this.channels.keys()];
   }
 
+  /** Each channel's status; `linkable` marks those that link by device, so the web app can offer Link. */
   status(): ChannelStatus[] {
-    return [...this.channels.values()].map((channel) => channel.status());
+    return [...this.channels.values()].map((channel) =>
+      channel.link ? { ...channel.status(), linkable: true } : channel.status(),
+    );
   }
 
   /** Stops every launched channel (each on its own: one that hangs or throws does not hold the rest). */

@@ -37,6 +37,8 @@ export interface ChannelStatus {
   since: number;
   /** Only while `linking`: the QR payload or pairing code to show the owner. */
   link?: ChannelLink;
+  /** Set (by the ChannelManager) when the channel links by device (implements `link`): the web app offers Link. */
+  linkable?: boolean;
 }
 
 /**

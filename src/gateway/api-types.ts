@@ -312,6 +312,19 @@ export interface ChannelStatus {
   since: number;
   /** While `linking`: the QR payload to draw, or the pairing code to type on the phone. */
   link?: { qr?: string; code?: string; expiresAt?: number };
+  /** The channel links by device (WhatsApp): `POST /api/channels/:name/link|unlink` apply to it. */
+  linkable?: boolean;
+}
+
+/** `POST /api/channels/:name/link` and `…/unlink`: the channel's status right after. */
+export interface ChannelLinked {
+  channel: ChannelStatus;
+}
+
+/** `POST /api/channels/:name/test`: the test message went to the owner's chat `chatId`. */
+export interface ChannelTested {
+  delivered: true;
+  chatId: string;
 }
 
 export interface Status {
