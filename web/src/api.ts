@@ -6,6 +6,8 @@ import type {
   CalendarAgenda,
   CalendarInfo,
   CalendarList,
+  ChannelLinked,
+  ChannelTested,
   FeedPage,
   GoalDetail,
   GoalList,
@@ -331,6 +333,14 @@ export const testModel = (name: string) => post<ModelTest>(`/api/models/${enc(na
 export const listMcp = () => get<McpList>('/api/mcp');
 export const setMcpEnabled = (name: string, enabled: boolean) =>
   post<McpToggled>(`/api/mcp/${enc(name)}/${enabled ? 'enable' : 'disable'}`);
+/** Starts linking a linked-device channel (a QR code, or a pairing code for `phone`); its status right after. */
+export const linkChannel = (name: string, request: { method: 'qr' } | { method: 'code'; phone: string }) =>
+  post<ChannelLinked>(`/api/channels/${enc(name)}/link`, request).then((r) => r.channel);
+/** Logs the device out on the platform; the channel's status right after (`logged-out`). */
+export const unlinkChannel = (name: string) =>
+  post<ChannelLinked>(`/api/channels/${enc(name)}/unlink`).then((r) => r.channel);
+/** Sends the owner a test message on channel `name`; rejects with the platform's refusal. */
+export const testChannel = (name: string) => post<ChannelTested>(`/api/channels/${enc(name)}/test`);
 export const getSettings = () => get<SettingsView>('/api/settings');
 /** `null` clears quiet hours (and the time zone, back to the system's). */
 export const updateSettings = (changes: Partial<Omit<Settings, 'configError'>>) =>

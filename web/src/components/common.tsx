@@ -114,11 +114,13 @@ export function stateTone(state: string | undefined): string {
     case 'held':
     case 'paused':
     case 'in_progress':
+    case 'linking':
       return 'warn';
     case 'failed':
     case 'invalid':
     case 'error':
     case 'blocked':
+    case 'logged-out':
       return 'bad';
     default:
       return 'neutral';
