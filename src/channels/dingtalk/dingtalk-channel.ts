@@ -4,12 +4,12 @@ import type { ApprovalEvent, ApprovalRequest, Attachment } from '../../bus/messa
 import { fetchCapped } from '../fetch-capped.js';
 import { imageType } from '../image-type.js';
 import type { PlatformFile } from '../inbound-files.js';
+import { NumberedApprovals } from '../numbered-approvals.js';
 import { PlatformChannel } from '../platform-channel.js';
 import { type AdapterOptions, platformOptions } from '../platform-options.js';
 import { DingtalkApi } from './dingtalk-api.js';
 import type { DingtalkConfig } from './dingtalk-config.js';
 import { DingtalkAuthError, dingtalkStreamSession } from './dingtalk-stream-session.js';
-import { NumberedApprovals } from './numbered-approvals.js';
 
 /** The fields of a robot-message callback (`/v1.0/im/bot/messages/get`) Wren reads. */
 interface RobotCallback {

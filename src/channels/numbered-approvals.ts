@@ -1,5 +1,5 @@
-import type { ApprovalChoice, ApprovalRequest } from '../../bus/messages.js';
-import { APPROVAL_LABELS, describeApprovalText, shortApprovalId } from '../approval-text.js';
+import type { ApprovalChoice, ApprovalRequest } from '../bus/messages.js';
+import { APPROVAL_LABELS, describeApprovalText, shortApprovalId } from './approval-text.js';
 
 /**
  * Approvals answered by number, for platforms without buttons: the question lists `1 = Allow once · 2 = …`

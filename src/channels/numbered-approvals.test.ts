@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApprovalRequest } from '../../bus/messages.js';
+import type { ApprovalRequest } from '../bus/messages.js';
 import { NumberedApprovals } from './numbered-approvals.js';
 
 const request = (id: string, choices: ApprovalRequest['choices']): ApprovalRequest => ({
