@@ -8,5 +8,5 @@ export type { Pairing, PairingAsk } from '../store/ports.js';
  */
 export type ChannelLedger = Pick<
   ChannelStore,
-  'firstSeen' | 'cursor' | 'setCursor' | 'isPaired' | 'askPairing'
+  'firstSeen' | 'cursor' | 'setCursor' | 'deleteCursors' | 'isPaired' | 'askPairing'
 >;

@@ -54,6 +54,7 @@ const ledger: ChannelLedger = {
   firstSeen: () => true,
   cursor: () => undefined,
   setCursor: () => {},
+  deleteCursors: () => {},
   isPaired: () => false,
   askPairing: () => ({ kind: 'full' }),
 };

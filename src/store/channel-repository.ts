@@ -74,6 +74,16 @@ export class ChannelRepository implements ChannelStore {
       .run(channel, key, value);
   }
 
+  deleteCursors(channel: string, match: { key: string } | { prefix: string }): void {
+    if ('key' in match)
+      this.db.prepare('DELETE FROM channel_cursors WHERE channel = ? AND key = ?').run(channel, match.key);
+    // substr, not LIKE: a prefix holding % or _ matches only itself.
+    else
+      this.db
+        .prepare('DELETE FROM channel_cursors WHERE channel = ? AND substr(key, 1, ?) = ?')
+        .run(channel, match.prefix.length, match.prefix);
+  }
+
   isPaired(channel: string, senderId: string): boolean {
     return (
       this.db

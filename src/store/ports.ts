@@ -86,6 +86,8 @@ export interface ChannelStore {
   firstSeen(channel: string, chatId: string, platformId: string, now: number): boolean;
   cursor(channel: string, key: string): string | undefined;
   setCursor(channel: string, key: string, value: string): void;
+  /** Forgets one cursor, or every cursor whose key starts with `prefix` (a linked device's session). */
+  deleteCursors(channel: string, match: { key: string } | { prefix: string }): void;
   isPaired(channel: string, senderId: string): boolean;
   askPairing(
     request: { channel: string; senderId: string; chatId: string; senderName: string },
