@@ -3,7 +3,7 @@ import type { ChannelLedger } from '../channels/channel-ledger.js';
 import type { ChannelManager } from '../channels/channel-manager.js';
 import { type ChannelsConfig, platformConfig, registeredPlatforms } from '../channels/channels-config.js';
 import type { MailTrigger } from '../channels/email/email-channel.js';
-import type { PlatformDescriptor } from '../channels/platform-descriptor.js';
+import type { PlatformDescriptor, PlatformDrivers } from '../channels/platform-descriptor.js';
 import { sdkImporter, sdkLoader } from '../channels/platform-sdk.js';
 import { createTranscriber, type Transcribe } from '../channels/transcription.js';
 import type { Logger } from '../util/logger.js';
@@ -18,6 +18,9 @@ export interface ConfiguredChannelsOptions {
   logger: Logger;
   /** A watched mail arrived: hand it to the proactive engine (stored before returning). */
   onMailTrigger: (trigger: MailTrigger) => void;
+  /** The home's sealing key, made in `.env` on first use (see homeSecretKey). */
+  secretKey: () => Uint8Array;
+  drivers?: PlatformDrivers;
 }
 
 /** What makes a platform reconnect when edited (its descriptor's connection settings); '' when off. */
@@ -58,6 +61,8 @@ export function configuredChannels(options: ConfiguredChannelsOptions) {
       sdk: sdkLoader(platform.name, options.extensions),
       importSdk: sdkImporter(platform.name, options.extensions),
       onMailTrigger: options.onMailTrigger,
+      secretKey: options.secretKey,
+      ...(options.drivers ? { drivers: options.drivers } : {}),
     });
 
   const applyNow = async (next: ChannelsConfig) => {

@@ -6,6 +6,7 @@ import { ChannelManager } from '../channels/channel-manager.js';
 import { extensionsDir } from '../channels/platform-sdk.js';
 import { ensureHome, makeHomePrivate } from '../config/home.js';
 import { loadConfig, resolveEndpoints } from '../config/load-config.js';
+import { homeSecretKey } from '../config/secret-key.js';
 import type { ConfigWatcher } from '../config/watch-config.js';
 import type { WrenConfig } from '../config/wren-config.js';
 import { Redactor } from '../gate/redactor.js';
@@ -203,18 +204,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     model: models.model,
     backups,
   });
-  const platforms = options.channels
-    ? configuredChannels({
-        manager: channels,
-        bus,
-        ledger: stores.channels,
-        workspace: () => config().workspace,
-        extensions: extensionsDir(options.home),
-        logger,
-        onMailTrigger: proactive.recordMailTrigger,
-      })
-    : undefined;
-  void platforms?.apply(config().channels);
+  const platforms = startPlatforms(options, opened, { channels, bus, config, proactive });
   startBackground(options, agent, {
     logger,
     scheduler: () => {
@@ -251,6 +241,28 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     watcher,
     mailWatch: watchMailboxes(options, opened, proactive, models, config),
   });
+}
+
+/** The chat platforms config.yaml enables, when this process runs them (`wren start`); started now. */
+function startPlatforms(
+  options: AppOptions,
+  opened: OpenedAppHome,
+  parts: { channels: ChannelManager; bus: MessageBus; config: () => WrenConfig; proactive: ProactiveWiring },
+) {
+  if (!options.channels) return undefined;
+  const platforms = configuredChannels({
+    manager: parts.channels,
+    bus: parts.bus,
+    ledger: opened.stores.channels,
+    workspace: () => parts.config().workspace,
+    extensions: extensionsDir(options.home),
+    logger: opened.logger,
+    onMailTrigger: parts.proactive.recordMailTrigger,
+    secretKey: () => homeSecretKey(options.home, opened.env),
+    ...(options.platformDrivers ? { drivers: options.platformDrivers } : {}),
+  });
+  void platforms.apply(parts.config().channels);
+  return platforms;
 }
 
 /** The owner's own mailboxes (`mail_watch:`), watched only by the process that runs the channels (`wren start`). */

@@ -2,6 +2,7 @@ import type { AgentRuntime } from '../agent/agent-runtime.js';
 import type { ToolRegistry } from '../agent/tool-registry.js';
 import type { MessageBus } from '../bus/message-bus.js';
 import type { ChannelManager } from '../channels/channel-manager.js';
+import type { PlatformDrivers } from '../channels/platform-descriptor.js';
 import type { WrenConfig } from '../config/wren-config.js';
 import type { Gate } from '../gate/create-gate.js';
 import type { EndpointConfig } from '../llm/endpoint.js';
@@ -42,6 +43,8 @@ export interface AppOptions {
   scheduler?: 'run' | 'try' | 'off';
   /** Run the chat platforms config.yaml enables (`wren start`); default false. */
   channels?: boolean;
+  /** Stand-ins for platform protocols that cannot be served on loopback (tests: WhatsApp's socket). */
+  platformDrivers?: PlatformDrivers;
 }
 
 export interface WrenApp {

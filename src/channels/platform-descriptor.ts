@@ -2,11 +2,23 @@ import type * as z from 'zod';
 import type { Channel } from './channel.js';
 import type { MailTrigger } from './email/email-channel.js';
 import type { AdapterOptions, PlatformSettings } from './platform-options.js';
+import type { WhatsAppDriver } from './whatsapp/whatsapp-socket.js';
+
+/**
+ * Stand-ins for what cannot be served on loopback: WhatsApp's end-to-end encrypted protocol. Tests pass a
+ * socket of Baileys' own interface; everything above it runs as it does in use. Absent: the real SDK.
+ */
+export interface PlatformDrivers {
+  whatsapp?: WhatsAppDriver;
+}
 
 /** What the app hands a platform when it starts it (the section is read through `config` on each use). */
 export type PlatformContext<Config extends PlatformSettings> = AdapterOptions<Config> & {
   /** A watched mail arrived (email only): hand it to the proactive engine, stored before returning. */
   onMailTrigger: (trigger: MailTrigger) => void;
+  /** The home's sealing key (`WREN_SECRET_KEY`, made on first use), for secrets a platform stores. */
+  secretKey: () => Uint8Array;
+  drivers?: PlatformDrivers;
 };
 
 /**

@@ -9,6 +9,7 @@ import { signalPlatform } from './signal/signal-platform.js';
 import { slackPlatform } from './slack/slack-platform.js';
 import { telegramPlatform } from './telegram/telegram-platform.js';
 import { wecomPlatform } from './wecom/wecom-platform.js';
+import { whatsappPlatform } from './whatsapp/whatsapp-platform.js';
 
 /**
  * Every chat platform Wren speaks, one entry each: `channels:` in config.yaml is built from this list (in
@@ -27,4 +28,5 @@ export const platforms = [
   signalPlatform,
   mattermostPlatform,
   matrixPlatform,
+  whatsappPlatform,
 ] as const;

@@ -95,6 +95,7 @@ describe('platform SDKs loaded on demand', () => {
       '@mattermost/types',
       '@slack/socket-mode',
       '@slack/web-api',
+      '@whiskeysockets/baileys',
       'dingtalk-stream',
       'matrix-js-sdk',
     ]);

@@ -28,6 +28,11 @@ function memoryLedger(): ChannelLedger {
     },
     cursor: (channel, key) => cursors.get(`${channel}:${key}`),
     setCursor: (channel, key, value) => void cursors.set(`${channel}:${key}`, value),
+    deleteCursors: (channel, match) => {
+      for (const key of [...cursors.keys()])
+        if ('key' in match ? key === `${channel}:${match.key}` : key.startsWith(`${channel}:${match.prefix}`))
+          cursors.delete(key);
+    },
     isPaired: () => false,
     askPairing: (): PairingAsk => ({ kind: 'full' }),
   };
@@ -55,6 +60,7 @@ function setup() {
     ledger: memoryLedger(),
     workspace: () => mkdtempSync(join(tmpdir(), 'wren-configured-')),
     extensions: join(tmpdir(), 'wren-configured-no-extensions'),
+    secretKey: () => new Uint8Array(32),
     logger: silentLogger(),
     onMailTrigger: () => {},
   });

@@ -61,6 +61,7 @@ describe('wren channels list', () => {
       'signal',
       'mattermost',
       'matrix',
+      'whatsapp',
     ]);
     expect(byName.get('telegram')).toMatchObject({ config: 'on', sdk: 'built in', packages: [] });
     expect(byName.get('slack')).toMatchObject({ config: 'off', sdk: 'ready' });
@@ -85,7 +86,7 @@ describe('wren channels add', () => {
     const { stderr, code } = await wren(homeWith('{}\n'), ['add', 'myspace']);
     expect(code).toBe(2);
     expect(stderr).toContain(
-      'no channel named myspace (channels: telegram, email, slack, discord, wecom, feishu, dingtalk, qq, signal, mattermost, matrix)',
+      'no channel named myspace (channels: telegram, email, slack, discord, wecom, feishu, dingtalk, qq, signal, mattermost, matrix, whatsapp)',
     );
   });
 
