@@ -7,6 +7,7 @@ import { loadConfig } from '../../config/load-config.js';
 import type { WrenConfig } from '../../config/wren-config.js';
 import { EXIT } from '../report-failure.js';
 import { wren } from '../wren-command.js';
+import { linkChannel, testChannel, unlinkChannel } from './channel-link.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
 const say = (text: string) => process.stderr.write(`${text}\n`);
@@ -86,15 +87,18 @@ async function addChannel(home: string, name: string): Promise<void> {
 }
 
 /**
- * `wren channels list [--json]` and `wren channels add NAME`. The platform SDKs (Feishu, Slack, Discord,
- * DingTalk, Mattermost, Matrix) are not part
- * of the package (a clone has them as development dependencies): `add` installs the versions this Wren was
- * tested with into `<home>/extensions`. Exit codes: 0 ok, 1 the install failed, 2 no such channel.
+ * `wren channels list [--json]`, `add NAME`, `link NAME`, `unlink NAME` and `test NAME`. The platform SDKs
+ * (Feishu, Slack, Discord, DingTalk, Mattermost, Matrix, WhatsApp) are not part of the package (a clone has
+ * them as development dependencies): `add` installs the versions this Wren was tested with into
+ * `<home>/extensions`. `link`, `unlink` and `test` talk to the running Wren. Exit codes: 0 ok, 1 failed
+ * (the install, the platform, or Wren not running), 2 no such channel or not one that links by device.
  */
 export function registerChannelCommands(program: Command, home: () => string): void {
   const group = program
     .command('channels')
-    .description('chat platforms: which are configured, and install the SDK one needs');
+    .description(
+      'chat platforms: which are configured, install the SDK one needs, link, unlink and test them',
+    );
   group
     .command('list', { isDefault: true })
     .description('every chat platform: configured or not, and whether its SDK is installed')
@@ -117,7 +121,49 @@ export function registerChannelCommands(program: Command, home: () => string): v
   group
     .command('add <name>')
     .description(
-      "install the SDK a chat platform needs (Feishu, Slack, Discord, DingTalk, Mattermost, Matrix) into the home's extensions folder",
+      "install the SDK a chat platform needs (Feishu, Slack, Discord, DingTalk, Mattermost, Matrix, WhatsApp) into the home's extensions folder",
     )
     .action((name: string) => addChannel(home(), name));
+  group
+    .command('link <name>')
+    .description('link a device-linked chat platform (WhatsApp): shows a QR code to scan, or a pairing code')
+    .option(
+      '--phone <number>',
+      'link by pairing code for this phone number (with country code) instead of a QR code',
+    )
+    .option('--timeout <seconds>', 'give up waiting after this many seconds', '180')
+    .action(async (name: string, options: { phone?: string; timeout: string }) => {
+      const seconds = Number(options.timeout);
+      if (!Number.isFinite(seconds) || seconds <= 0) {
+        say('wren: --timeout must be a positive number of seconds');
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      const stop = new AbortController();
+      const onInterrupt = () => stop.abort();
+      process.once('SIGINT', onInterrupt);
+      try {
+        process.exitCode = await linkChannel({
+          home: home(),
+          name,
+          ...(options.phone ? { phone: options.phone } : {}),
+          timeoutMs: seconds * 1000,
+          signal: stop.signal,
+        });
+      } finally {
+        process.off('SIGINT', onInterrupt);
+      }
+    });
+  group
+    .command('unlink <name>')
+    .description('log a linked device (WhatsApp) out and forget its session')
+    .action(async (name: string) => {
+      process.exitCode = await unlinkChannel({ home: home(), name });
+    });
+  group
+    .command('test <name>')
+    .description('send yourself a test message on a running chat platform')
+    .action(async (name: string) => {
+      process.exitCode = await testChannel({ home: home(), name });
+    });
 }
