@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app/create-app.js';
@@ -86,6 +86,41 @@ describe('the Matrix channel (against a fake homeserver)', () => {
     expect(texts(matrix).filter((text) => text === 'Hello there')).toHaveLength(1);
     const asked = model.requests.map((request) => JSON.stringify(request.messages)).join('\n');
     expect(asked).not.toContain('let me in');
+  });
+
+  it('shows typing and the tool progress as one notice that is edited in place', async () => {
+    const { app, matrix, model } = await start();
+    await waitFor(() => state(app) === 'connected');
+    writeFileSync(join(app.config().workspace, 'todo.md'), '- call the bank');
+    model.script(
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'todo.md' } }] },
+      { toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }] },
+      { text: 'Call the bank.' },
+    );
+    matrix.message(OWNER, { msgtype: 'm.text', body: 'what is on my list?' });
+    await waitFor(() => texts(matrix).includes('Call the bank.'));
+    const status = matrix.sent.find((entry) => String(entry.content['body']).includes('todo.md'))!;
+    expect(status.content['msgtype']).toBe('m.notice');
+    await waitFor(() =>
+      matrix.sent.some(
+        (entry) =>
+          (entry.content['m.relates_to'] as { rel_type?: string; event_id?: string } | undefined)
+            ?.event_id === status.eventId,
+      ),
+    );
+    const edit = matrix.sent.find(
+      (entry) =>
+        (entry.content['m.relates_to'] as { event_id?: string } | undefined)?.event_id === status.eventId,
+    )!;
+    expect(edit.content).toMatchObject({
+      msgtype: 'm.notice',
+      body: expect.stringMatching(/^\* /),
+      'm.new_content': { msgtype: 'm.notice' },
+      'm.relates_to': { rel_type: 'm.replace' },
+    });
+    expect(matrix.paths.some((path) => /^PUT \/_matrix\/client\/v3\/rooms\/[^/]+\/typing\//.test(path))).toBe(
+      true,
+    );
   });
 
   it('logs in with user and password, and hands an image to the model', async () => {

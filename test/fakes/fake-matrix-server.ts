@@ -182,6 +182,8 @@ export async function startFakeMatrix(options: { token: string; userId: string }
       }
       return json(response, 200, { event_id: txns.get(key) });
     }
+    if (/^\/_matrix\/client\/v3\/rooms\/[^/]+\/typing\/[^/]+$/.test(path) && request.method === 'PUT')
+      return json(response, 200, {});
     const joinRoom = /^\/_matrix\/client\/v3\/(?:rooms\/([^/]+)\/join|join\/([^/]+))$/.exec(path);
     if (joinRoom && request.method === 'POST') {
       const roomId = decodeURIComponent(joinRoom[1] ?? joinRoom[2] ?? '');

@@ -56,7 +56,8 @@ const quietLogger = {
  * its own backoff). Each room message goes through the base once: event ids are the de-duplication key in
  * the channel ledger, so the timeline an initial sync replays after a restart is neither lost nor repeated.
  * Invites from an owner are joined; others are left alone. Encrypted rooms are not read (no crypto here).
- * A message in a thread is its own conversation, answered in that thread. An approval is answered by typing
+ * A message in a thread is its own conversation, answered in that thread. While a turn runs the room shows
+ * "typing…" and one progress notice that is edited as tools run. An approval is answered by typing
  * (`once ab12cd`) or by the owner's reaction to the question (✅ once, ❌ deny).
  */
 export class MatrixChannel extends PlatformChannel<string> {
@@ -252,6 +253,25 @@ export class MatrixChannel extends PlatformChannel<string> {
       url: uploaded.content_uri,
       info: { size: bytes.length, mimetype: image ?? 'application/octet-stream' },
     });
+  }
+
+  protected override async typing(chatId: string): Promise<void> {
+    await this.client?.sendTyping(whereOf(chatId).roomId, true, 6000);
+  }
+
+  /**
+   * A turn's progress: one notice, then edits of it (`m.replace`, with the `* ` fallback body clients
+   * without edits show), so the room holds one message however many tools run.
+   */
+  protected override async postStatus(chatId: string, text: string, handle?: string) {
+    if (!handle) return this.post(chatId, { msgtype: 'm.notice', body: text });
+    await this.client!.sendMessage(whereOf(chatId).roomId, {
+      msgtype: 'm.notice',
+      body: `* ${text}`,
+      'm.new_content': { msgtype: 'm.notice', body: text },
+      'm.relates_to': { rel_type: 'm.replace', event_id: handle },
+    } as never);
+    return handle;
   }
 
   protected async sendText(chatId: string, text: string, options: { notice: boolean }): Promise<void> {
