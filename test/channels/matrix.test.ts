@@ -179,6 +179,30 @@ describe('the Matrix channel (against a fake homeserver)', () => {
     expect(texts(second.matrix).filter((text) => text === 'first answer')).toHaveLength(1);
   });
 
+  it('after a restart reads back more than the first sync holds: 60 messages sent while down, each answered once, in order', async () => {
+    const first = await start(undefined, undefined, '    rate_limit: 600');
+    await waitFor(() => state(first.app) === 'connected');
+    first.model.script({ text: 'first answer' });
+    first.matrix.message(OWNER, { msgtype: 'm.text', body: 'before' });
+    await waitFor(() => texts(first.matrix).includes('first answer'));
+    await first.app.close(1000);
+    // The homeserver's first sync shows the last 20 of them; the rest are read back through /messages.
+    for (let index = 0; index < 60; index++)
+      first.matrix.message(OWNER, { msgtype: 'm.text', body: `down ${index}` });
+    const second = await start(undefined, { matrix: first.matrix, home: first.home });
+    second.model.script(...Array.from({ length: 60 }, (_, index) => ({ text: `answer ${index}` })));
+    await waitFor(() => second.model.requests.length === 60, 30_000);
+    const said = second.model.requests.map((request) => JSON.stringify(request.messages.at(-1)));
+    const order = said.map((line) => Number(/down (\d+)/.exec(line)?.[1]));
+    expect(order).toEqual(Array.from({ length: 60 }, (_, index) => index));
+    expect(first.matrix.paths.some((path) => /^GET .*\/rooms\/[^/]+\/messages$/.test(path))).toBe(true);
+    second.model.script({ text: 'last' });
+    second.matrix.message(OWNER, { msgtype: 'm.text', body: 'after' });
+    await waitFor(() => texts(second.matrix).includes('last'));
+    expect(second.model.requests).toHaveLength(61);
+    expect(said.join('\n')).not.toContain('before');
+  }, 60_000);
+
   it('runs a held exec the owner approves by typing, and the turn finishes', async () => {
     const { app, matrix, model } = await start(undefined, undefined, '', ASK);
     await waitFor(() => state(app) === 'connected');

@@ -34,8 +34,9 @@ export interface FakeMatrix {
 
 /**
  * A homeserver on 127.0.0.1 speaking the parts of the Matrix client-server API matrix-js-sdk uses: versions,
- * login, whoami, pushrules, filters, capabilities, /sync (since tokens = positions in one event log, long
- * poll up to `timeout`), send with idempotent txn ids, join, and media upload/download.
+ * login, whoami, pushrules, filters (a sync's timeline limit is applied, `limited` set as a server does),
+ * capabilities, /sync (since tokens = positions in one event log, long poll up to `timeout`), /messages
+ * backwards from a sync's prev_batch, send with idempotent txn ids, join, and media upload/download.
  */
 export async function startFakeMatrix(options: { token: string; userId: string }): Promise<FakeMatrix> {
   const log: Array<{ roomId: string; event: FakeMatrixEvent; invite?: true }> = [];
@@ -43,6 +44,7 @@ export async function startFakeMatrix(options: { token: string; userId: string }
   const joined: string[] = [];
   const rooms = new Map<string, string[]>();
   const txns = new Map<string, string>();
+  const filters = new Map<string, string>();
   const media = new Map<string, Buffer>();
   const waiting = new Set<() => void>();
   const sockets = new Set<import('node:net').Socket>();
@@ -111,6 +113,30 @@ export async function startFakeMatrix(options: { token: string; userId: string }
       origin_server_ts: Date.now(),
     }));
 
+  /** The timeline limit of a sync's filter (an id from POST /filter, or inline JSON), as a server applies it. */
+  const timelineLimit = (url: URL): number => {
+    const filter = url.searchParams.get('filter') ?? '';
+    const body = filters.get(filter) ?? (filter.startsWith('{') ? filter : '{}');
+    const limit = (JSON.parse(body) as { room?: { timeline?: { limit?: unknown } } }).room?.timeline?.limit;
+    return typeof limit === 'number' && limit > 0 ? limit : Number.POSITIVE_INFINITY;
+  };
+
+  /** GET /messages backwards from `p<log index>`: the room's earlier events, newest first. */
+  const messages = (roomId: string, url: URL, response: ServerResponse) => {
+    const from = Number((url.searchParams.get('from') ?? `p${log.length}`).slice(1));
+    const limit = Math.min(Number(url.searchParams.get('limit') ?? '10'), 100);
+    const earlier = log
+      .map((entry, index) => ({ entry, index }))
+      .filter(({ entry, index }) => index < from && entry.roomId === roomId && !entry.invite);
+    const page = earlier.slice(-limit).reverse();
+    const oldest = page.at(-1)?.index;
+    json(response, 200, {
+      chunk: page.map(({ entry }) => entry.event),
+      start: `p${from}`,
+      ...(oldest !== undefined && earlier.length > page.length ? { end: `p${oldest}` } : {}),
+    });
+  };
+
   const sync = async (url: URL, response: ServerResponse) => {
     const since = Number(url.searchParams.get('since') ?? '0');
     const timeout = Math.min(Number(url.searchParams.get('timeout') ?? '0'), 30_000);
@@ -127,15 +153,22 @@ export async function startFakeMatrix(options: { token: string; userId: string }
     }
     if (response.destroyed) return;
     const join: Record<string, unknown> = {};
+    const limit = timelineLimit(url);
     for (const roomId of rooms.keys()) {
-      const events = log
+      const all = log
+        .map((entry, index) => ({ entry, index }))
         .slice(since)
-        .filter((entry) => entry.roomId === roomId && !entry.invite)
-        .map((entry) => entry.event);
-      if (since > 0 && events.length === 0) continue;
+        .filter(({ entry }) => entry.roomId === roomId && !entry.invite);
+      if (since > 0 && all.length === 0) continue;
+      // As a homeserver does: at most `limit` events, `limited` when older ones were left for /messages.
+      const shown = all.slice(-limit);
       join[roomId] = {
         state: { events: since === 0 ? stateOf(roomId) : [] },
-        timeline: { events, limited: false, prev_batch: `p${since}` },
+        timeline: {
+          events: shown.map(({ entry }) => entry.event),
+          limited: shown.length < all.length,
+          prev_batch: `p${shown[0]?.index ?? log.length}`,
+        },
         ephemeral: { events: [] },
         account_data: { events: [] },
         unread_notifications: {},
@@ -168,8 +201,20 @@ export async function startFakeMatrix(options: { token: string; userId: string }
       return json(response, 200, { user_id: options.userId, device_id: 'WREN' });
     if (path === '/_matrix/client/v3/pushrules/') return json(response, 200, { global: {} });
     if (path === '/_matrix/client/v3/capabilities') return json(response, 200, { capabilities: {} });
-    if (/\/user\/[^/]+\/filter$/.test(path)) return json(response, 200, { filter_id: '1' });
-    if (/\/user\/[^/]+\/filter\/[^/]+$/.test(path)) return json(response, 200, {});
+    if (/\/user\/[^/]+\/filter$/.test(path)) {
+      const id = String(filters.size + 1);
+      filters.set(id, body.toString() || '{}');
+      return json(response, 200, { filter_id: id });
+    }
+    const savedFilter = /\/user\/[^/]+\/filter\/([^/]+)$/.exec(path);
+    if (savedFilter) {
+      const saved = filters.get(decodeURIComponent(savedFilter[1]!));
+      return saved
+        ? json(response, 200, JSON.parse(saved))
+        : json(response, 404, { errcode: 'M_NOT_FOUND', error: 'no such filter' });
+    }
+    const history = /^\/_matrix\/client\/v3\/rooms\/([^/]+)\/messages$/.exec(path);
+    if (history && request.method === 'GET') return messages(decodeURIComponent(history[1]!), url, response);
     if (path === '/_matrix/client/v3/sync') return sync(url, response);
     const send = /^\/_matrix\/client\/v3\/rooms\/([^/]+)\/send\/([^/]+)\/([^/]+)$/.exec(path);
     if (send && request.method === 'PUT') {

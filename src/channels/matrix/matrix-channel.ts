@@ -13,6 +13,9 @@ export type MatrixChannelOptions = AdapterOptions<MatrixConfig>;
 /** Events older than this at start are history, not messages to answer. */
 const HISTORY_MS = 24 * 60 * 60 * 1000;
 
+/** How many /messages pages (of 50 events) a room is read back after a restart, at most. */
+const CATCH_UP_PAGES = 10;
+
 /** Reactions an owner answers a shown approval with (emoji with or without the variation selector). */
 const REACTION_CHOICES: Record<string, ApprovalChoice> = {
   '✅': 'once',
@@ -66,6 +69,9 @@ export class MatrixChannel extends PlatformChannel<string> {
   private client: MatrixClient | undefined;
   private stopping = false;
   private startedAt = 0;
+  /** Whether the first sync was caught up (see catchUp); before, timeline events wait for it. */
+  private live = false;
+  private catchingUp: Promise<void> | undefined;
   private userId = '';
   /** Messages handled one at a time, in timeline order. */
   private queue: Promise<void> = Promise.resolve();
@@ -103,15 +109,16 @@ export class MatrixChannel extends PlatformChannel<string> {
     this.userId = userId;
     const client = sdk.createClient({ baseUrl: config.homeserver, accessToken, userId, logger: quietLogger });
     client.on(sdk.RoomEvent.Timeline, (event: MatrixEvent, room: Room | undefined, toStart?: boolean) => {
-      if (toStart || !room) return;
-      this.queue = this.queue
-        .then(() => this.onEvent(event, room))
-        .catch((error: unknown) => this.matrix.onError?.(error));
+      // Until the first sync is caught up, the timeline is read in one ordered pass instead (catchUp).
+      if (toStart || !room || !this.live) return;
+      this.enqueue(event, room);
     });
     client.on(sdk.RoomEvent.MyMembership, (room: Room, membership: string) => {
       if (membership === 'invite') void this.onInvite(room);
     });
     client.on(sdk.ClientEvent.Sync, (state: string) => {
+      if (state === 'PREPARED' && !this.catchingUp)
+        this.catchingUp = this.catchUp(client).catch((error: unknown) => this.matrix.onError?.(error));
       if (state === 'PREPARED' || state === 'SYNCING') this.setState('connected');
       else if ((state === 'ERROR' || state === 'RECONNECTING') && !this.stopping)
         this.setState('reconnecting', 'the sync connection dropped');
@@ -129,6 +136,42 @@ export class MatrixChannel extends PlatformChannel<string> {
     this.setState('stopped');
   }
 
+  private enqueue(event: MatrixEvent, room: Room): void {
+    this.queue = this.queue
+      .then(() => this.onEvent(event, room))
+      .catch((error: unknown) => this.matrix.onError?.(error));
+  }
+
+  /**
+   * After the first sync (which holds only the last few events of each room): reads each known room back to
+   * the last event handled before the restart, through /messages, at most CATCH_UP_PAGES pages, then hands
+   * every event of every room to the queue oldest first (the ledger drops those already handled) and goes
+   * live. Events that arrive meanwhile are in the timelines it reads, so none is missed or reordered.
+   */
+  private async catchUp(client: MatrixClient): Promise<void> {
+    const rooms = client.getRooms().filter((room) => room.getMyMembership() === 'join');
+    for (const room of rooms) {
+      const seen = Number(this.platform.ledger.cursor(this.name, `room:${room.roomId}`));
+      if (!Number.isFinite(seen)) continue;
+      for (let page = 0; page < CATCH_UP_PAGES && !this.stopping; page++) {
+        const events = room.getLiveTimeline().getEvents();
+        if ((events[0]?.getTs() ?? 0) <= seen || !room.oldState.paginationToken) break;
+        await client.scrollback(room, 50);
+        if (room.getLiveTimeline().getEvents().length === events.length) break;
+      }
+    }
+    const pending = rooms
+      .flatMap((room) =>
+        room
+          .getLiveTimeline()
+          .getEvents()
+          .map((event) => ({ event, room })),
+      )
+      .sort((a, b) => a.event.getTs() - b.event.getTs());
+    this.live = true;
+    for (const { event, room } of pending) this.enqueue(event, room);
+  }
+
   /** An invite is joined only when an owner sent it. */
   private async onInvite(room: Room): Promise<void> {
     const inviter = room.getMember(this.userId)?.events.member?.getSender();
@@ -141,6 +184,14 @@ export class MatrixChannel extends PlatformChannel<string> {
     const id = event.getId();
     if (!sender || !id || sender === this.userId) return;
     if (event.getTs() < this.startedAt - HISTORY_MS) return;
+    await this.onRoomEvent(event, room, sender, id);
+    // Only once handled: after a restart the room is read back to here (see catchUp).
+    const key = `room:${room.roomId}`;
+    if (event.getTs() > Number(this.platform.ledger.cursor(this.name, key) ?? 0))
+      this.platform.ledger.setCursor(this.name, key, String(event.getTs()));
+  }
+
+  private async onRoomEvent(event: MatrixEvent, room: Room, sender: string, id: string): Promise<void> {
     if (event.getType() === 'm.room.encrypted') {
       this.matrix.onError?.(
         new Error(
