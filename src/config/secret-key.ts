@@ -16,21 +16,29 @@ function decodeKey(text: string | undefined): Buffer | undefined {
 }
 
 /**
+ * The sealing key set for the home (environment first, then `.env`), or undefined when none is; never makes one.
+ * @throws Error when one is set but is not 32 bytes.
+ */
+export function readSecretKey(home: string, env: NodeJS.ProcessEnv = process.env): Buffer | undefined {
+  const set = env[SECRET_KEY_VAR] ?? readDotEnv(home)[SECRET_KEY_VAR];
+  if (set === undefined) return undefined;
+  const key = decodeKey(set);
+  if (!key)
+    throw new Error(
+      `${SECRET_KEY_VAR} must be 32 bytes as 64 hex digits or base64 (it seals stored secrets; make one with \`openssl rand -base64 32\`)`,
+    );
+  return key;
+}
+
+/**
  * The home's sealing key (AES-256, for secrets Wren keeps in its database such as a WhatsApp session):
  * `WREN_SECRET_KEY` from the environment, else from `<home>/.env`; when neither has one, a random key is made
  * and written to `.env` (mode 0600), so the database alone (a copied backup) does not open the secrets.
  * @throws Error when a key is set but is not 32 bytes (it is never replaced: that would lock out what it sealed).
  */
 export function homeSecretKey(home: string, env: NodeJS.ProcessEnv = process.env): Buffer {
-  const set = env[SECRET_KEY_VAR] ?? readDotEnv(home)[SECRET_KEY_VAR];
-  if (set !== undefined) {
-    const key = decodeKey(set);
-    if (!key)
-      throw new Error(
-        `${SECRET_KEY_VAR} must be 32 bytes as 64 hex digits or base64 (it seals stored secrets; make one with \`openssl rand -base64 32\`)`,
-      );
-    return key;
-  }
+  const set = readSecretKey(home, env);
+  if (set) return set;
   const key = randomBytes(32);
   setEnvVar(home, SECRET_KEY_VAR, key.toString('base64url'));
   return key;

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type WrenApp } from '../../src/app/create-app.js';
 import type { Channel } from '../../src/channels/channel.js';
+import { collectChecks } from '../../src/cli/commands/doctor.js';
 import type { ModelRequest } from '../../src/llm/types.js';
 import { FakeWhatsApp } from '../fakes/fake-whatsapp.js';
 import { ScriptedModel } from '../support/scripted-model.js';
@@ -238,6 +239,35 @@ describe('WhatsApp linking (through Baileys’ socket interface)', () => {
     const again = await start({ home });
     expect(channelOf(again.app).status()).toMatchObject({ state: 'logged-out' });
     expect(again.whatsapp.sockets).toHaveLength(0);
+  });
+});
+
+describe('wren doctor on WhatsApp', () => {
+  const linkCheck = async (home: string) =>
+    (await collectChecks(home)).find((check) => check.id === 'channels.whatsapp.link');
+
+  it('warns before linking, names the linked number after, and fails for a session sealed under another key', async () => {
+    const { home, close } = await start();
+    expect(await linkCheck(home)).toMatchObject({
+      status: 'warn',
+      fix: expect.stringMatching(/channels link whatsapp/),
+    });
+    await close();
+    const linkedHome = (await linked()).home;
+    expect(await linkCheck(linkedHome)).toEqual({
+      id: 'channels.whatsapp.link',
+      status: 'ok',
+      message: `WhatsApp is linked as +${ACCOUNT}`,
+    });
+    const env = readFileSync(join(linkedHome, '.env'), 'utf8');
+    writeFileSync(
+      join(linkedHome, '.env'),
+      env.replace(/WREN_SECRET_KEY=.*/, `WREN_SECRET_KEY=${Buffer.alloc(32, 3).toString('base64url')}`),
+    );
+    expect(await linkCheck(linkedHome)).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(/does not open/),
+    });
   });
 });
 

@@ -136,6 +136,7 @@ export async function collectChecks(home: string): Promise<DoctorCheck[]> {
   checkChannels(home, config, checks);
   await checkSignalDaemon(config, checks);
   if (config.channels.matrix?.enabled) checks.push(MATRIX_ENCRYPTION);
+  if (config.channels.whatsapp?.enabled) checks.push(await whatsappLinkCheck(home));
   await checkModels(config, checks);
   const search = memorySearchCheck(config);
   if (search) checks.push(search);
@@ -215,6 +216,32 @@ const MATRIX_ENCRYPTION: DoctorCheck = {
   message: 'Matrix: encrypted rooms are not supported; Wren ignores encrypted messages (each is logged)',
   fix: 'talk to Wren in an unencrypted direct chat (in Element, turn encryption off when creating it)',
 };
+
+/** With WhatsApp enabled: whether a linked session is stored, and opens with the home's key. */
+async function whatsappLinkCheck(home: string): Promise<DoctorCheck> {
+  const { probeWhatsAppSession } = await import('../../channels/whatsapp/whatsapp-probe.js');
+  const session = probeWhatsAppSession(home);
+  const id = 'channels.whatsapp.link';
+  if (session.linked)
+    return {
+      id,
+      status: 'ok',
+      message: `WhatsApp is linked${session.number ? ` as ${session.number}` : ''}`,
+    };
+  return session.why === 'not-linked'
+    ? {
+        id,
+        status: 'warn',
+        message: 'WhatsApp is not linked yet: it will answer nobody',
+        fix: `start Wren, then run \`${wren()} channels link whatsapp\` (or use Settings → Channels in the web app)`,
+      }
+    : {
+        id,
+        status: 'fail',
+        message: 'the stored WhatsApp session does not open with WREN_SECRET_KEY (another .env?)',
+        fix: `restore the .env that belongs to this database, or link again: \`${wren()} channels link whatsapp\``,
+      };
+}
 
 /**
  * Signal runs through the owner's own signal-cli daemon: with `channels.signal` enabled, whether it answers
