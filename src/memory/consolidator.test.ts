@@ -299,3 +299,37 @@ describe('Consolidator', () => {
     expect(model.requests.every(isConsolidation)).toBe(true);
   });
 });
+
+describe('Consolidator over long facts', () => {
+  it('keeps each fact once over 50 consolidations, also facts longer than the line cap', async () => {
+    const { store, consolidator, model, read } = setup({ budget: 1000 });
+    // Over MEMORY.md's 400-character line cap: stored cut short with "…", which used to read as a new fact.
+    const long = (topic: string) =>
+      `The owner's ${topic} plan: ${Array.from({ length: 60 }, (_, i) => `step ${i} of ${topic}`).join(', ')}.`;
+    const facts = [long('garden'), long('kitchen'), 'The owner runs marathons.', long('travel')];
+    expect(facts.filter((fact) => fact.length > 400)).toHaveLength(3);
+    let round = 0;
+    model.consolidate = () => {
+      round++;
+      // Every pass repeats what it learnt before, in changing case and spacing, and now and then a new fact.
+      const add = facts.map((fact) => (round % 2 ? fact : `  ${fact.toUpperCase()}  `));
+      if (round % 10 === 0) add.push(`New fact number ${round}.`);
+      return saveMemory({ summary: `summary ${round}`, add });
+    };
+    const session = await fill(store, 'long', 8);
+    for (let pass = 0; pass < 50; pass++) {
+      consolidator.maybeConsolidate(session.id);
+      await consolidator.idle();
+      for (let i = 0; i < 6; i++) await store.appendMessages(session.id, turn(`more ${pass}.${i}`, 'ok', 50));
+    }
+    expect(model.consolidations().length).toBe(50);
+    const bullets = read('MEMORY.md')
+      .split('\n')
+      .filter((line) => line.startsWith('- '));
+    expect(bullets).toHaveLength(4 + 5);
+    expect(new Set(bullets).size).toBe(bullets.length);
+    for (const topic of ['garden', 'kitchen', 'travel'])
+      expect(bullets.filter((line) => line.startsWith(`- The owner's ${topic} plan:`))).toHaveLength(1);
+    expect(bullets.filter((line) => line.endsWith('…'))).toHaveLength(3);
+  });
+});

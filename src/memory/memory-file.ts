@@ -29,19 +29,30 @@ export function factLine(fact: string, maxChars = 400): string {
 }
 
 /**
- * Applies `edits` to MEMORY.md text: removes lines whose fact equals a `remove` entry, appends each `add`
- * fact not already present as a bullet at the end. Idempotent (applying twice changes nothing more), so a
+ * A fact's identity as MEMORY.md stores it: what `factLine` makes of it (capped), normalized. A long fact and
+ * its capped line are then the same fact, so one over the cap is not added again at every consolidation.
+ */
+export function storedFactKey(fact: string): string {
+  return normalizeFact(factLine(fact));
+}
+
+/**
+ * Applies `edits` to MEMORY.md text: removes lines whose fact equals a `remove` entry (as written, or as
+ * stored after the cap), appends each `add` fact not already present (in its stored form) as a bullet at the
+ * end. Idempotent (applying twice changes nothing more), so a
  * consolidation replayed after a crash does not duplicate facts. Starts from the template when `text` is
  * empty. Returns `text` unchanged when nothing applies.
  */
 export function applyMemoryEdits(text: string, edits: MemoryEdits): string {
-  const removals = new Set(edits.remove.map(normalizeFact).filter(Boolean));
+  const removals = new Set(
+    edits.remove.flatMap((fact) => [normalizeFact(fact), storedFactKey(fact)]).filter(Boolean),
+  );
   const base = text.trim() === '' ? MEMORY_TEMPLATE : text;
   const lines = base.split('\n').filter((line) => !(line.trim() && removals.has(normalizeFact(line))));
   const present = new Set(lines.map(normalizeFact));
   const additions: string[] = [];
   for (const fact of edits.add) {
-    const key = normalizeFact(fact);
+    const key = storedFactKey(fact);
     if (!key || present.has(key) || removals.has(key)) continue;
     present.add(key);
     additions.push(factLine(fact));
