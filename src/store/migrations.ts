@@ -12,6 +12,8 @@ import { MIGRATION_V9 } from './migration-v9-channels.js';
 import { MIGRATION_V10 } from './migration-v10-approvals.js';
 import { MIGRATION_V11 } from './migration-v11-embeddings.js';
 import { MIGRATION_V12 } from './migration-v12-calendars.js';
+import { MIGRATION_V13 } from './migration-v13-file-versions.js';
+import { MIGRATION_V14 } from './migration-v14-vault.js';
 
 export type { Migration } from './migration.js';
 
@@ -76,6 +78,8 @@ export const MIGRATIONS: readonly Migration[] = [
   MIGRATION_V10,
   MIGRATION_V11,
   MIGRATION_V12,
+  MIGRATION_V13,
+  MIGRATION_V14,
 ];
 
 /** The schema version this code writes. */

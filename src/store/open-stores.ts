@@ -7,6 +7,7 @@ import { ChannelRepository } from './channel-repository.js';
 import { consolidationStatus, SqliteConsolidationStatusStore } from './consolidation-status-repository.js';
 import { CronJobRepository } from './cron-job-repository.js';
 import { EmbeddingRepository } from './embedding-repository.js';
+import { FileVersionRepository } from './file-version-repository.js';
 import { GoalRepository } from './goal-repository.js';
 import { GrantRepository } from './grant-repository.js';
 import { McpPinRepository } from './mcp-pin-repository.js';
@@ -30,6 +31,7 @@ import type {
   CronJobStore,
   DatabaseSnapshot,
   EmbeddingStore,
+  FileVersionStore,
   GoalStore,
   GrantStore,
   McpPinStore,
@@ -46,6 +48,7 @@ import type {
   TaskStore,
   TriggerStore,
   UsageStore,
+  VaultStore,
 } from './ports.js';
 import { proactiveSummary } from './proactive-summary.js';
 import { PushSubscriptionRepository } from './push-subscription-repository.js';
@@ -57,6 +60,7 @@ import { TaintRepository } from './taint-repository.js';
 import { TaskRepository } from './task-repository.js';
 import { TriggerRepository } from './trigger-repository.js';
 import { recordUsage, usageTotals } from './usage-repository.js';
+import { VaultRepository } from './vault-repository.js';
 
 export type * from './ports.js';
 export type { SchemaUpgrade };
@@ -100,6 +104,8 @@ export interface Stores {
   readonly status: StatusStore;
   readonly retention: RetentionStore;
   readonly calendars: CalendarStore;
+  readonly fileVersions: FileVersionStore;
+  readonly vault: VaultStore;
   /**
    * Makes vector search available (the SQLite store loads sqlite-vec, memoised); `path` overrides where the
    * extension is found. Never throws: the result says why it is unavailable.
@@ -164,6 +170,8 @@ export function openStores(db: Database, options: StoresOptions = {}): Stores {
   define('mcpPins', () => new McpPinRepository(db, clock));
   define('retention', () => new RetentionRepository(db));
   define('calendars', () => new CalendarRepository(db));
+  define('fileVersions', () => new FileVersionRepository(db, clock));
+  define('vault', () => new VaultRepository(db, clock));
   define('usage', () => ({
     record: (record) => recordUsage(db, record),
     totals: (query) => usageTotals(db, query),

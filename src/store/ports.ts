@@ -16,6 +16,7 @@ import type {
 import type { ConsolidationStatus, ConsolidationStatusStore } from './consolidation-status-repository.js';
 import type { CronJobState, JobToSync } from './cron-job-repository.js';
 import type { EmbeddingCounts, SearchableMessage, VectorMessageHit } from './embedding-repository.js';
+import type { FileVersionRepository } from './file-version-repository.js';
 import type {
   Goal,
   GoalDetail,
@@ -46,6 +47,7 @@ import type { TaintRecord } from './taint-repository.js';
 import type { Task, TaskFields, TaskStatus } from './task-repository.js';
 import type { TriggerEvent } from './trigger-repository.js';
 import type { UsageQuery, UsageRecord, UsageTotals } from './usage-repository.js';
+import type { VaultRepository } from './vault-repository.js';
 
 // Two ports sit beside their implementation, since their records are the agent's and the bus's types.
 export type { PendingApprovalStore } from './pending-approval-repository.js';
@@ -421,3 +423,9 @@ export interface RetentionStore {
   prune(ages: RetentionAges, now: number): PruneResult;
   sizeReport(): DatabaseSizeReport;
 }
+
+/** The history of the instruction files (see FileVersionRepository). */
+export type FileVersionStore = Pick<FileVersionRepository, 'record' | 'latest' | 'get' | 'previous' | 'list'>;
+
+/** The vault's sealed rows (see VaultRepository). */
+export type VaultStore = Pick<VaultRepository, 'put' | 'get' | 'list' | 'remove' | 'touch'>;

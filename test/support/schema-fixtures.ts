@@ -586,6 +586,36 @@ export const SEEDS: Record<number, Seed> = {
       expect(stores.calendars.state('work')).toMatchObject({ ctag: 'ctag-17' });
     },
   },
+  13: {
+    write(db) {
+      const version = db.prepare(
+        'INSERT INTO file_versions (path, content, sha256, author, note, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      );
+      version.run('MEMORY.md', '# Memory\n', 'a'.repeat(64), 'consolidation', '', T);
+      version.run('MEMORY.md', '# Memory\n- The owner runs.\n', 'b'.repeat(64), 'web', 'owner edit', T + MIN);
+    },
+    check(stores) {
+      expect(stores.fileVersions.list({ path: 'MEMORY.md' }).map((v) => [v.author, v.note])).toEqual([
+        ['web', 'owner edit'],
+        ['consolidation', ''],
+      ]);
+      expect(stores.fileVersions.latest('MEMORY.md')?.content).toBe('# Memory\n- The owner runs.\n');
+    },
+  },
+  14: {
+    write(db) {
+      db.prepare(
+        'INSERT INTO vault_secrets (name, sealed, bindings, created_at, updated_at, used_at) VALUES (?, ?, ?, ?, ?, ?)',
+      ).run('GITHUB_TOKEN', 'v1:c2VhbGVk', json({ hosts: ['api.github.com'] }), T, T, T + HOUR);
+    },
+    check(stores) {
+      expect(stores.vault.get('GITHUB_TOKEN')).toMatchObject({
+        sealed: 'v1:c2VhbGVk',
+        bindings: { hosts: ['api.github.com'] },
+        usedAt: T + HOUR,
+      });
+    },
+  },
 };
 
 /**
