@@ -242,6 +242,26 @@ describe('WhatsApp linking (through Baileys’ socket interface)', () => {
   });
 });
 
+describe('WhatsApp with a broken key', () => {
+  it('shows failed with what is wrong with WREN_SECRET_KEY, and connects nothing', async () => {
+    const home = makeHome(config(), 'WREN_SECRET_KEY=too-short\n');
+    const whatsapp = new FakeWhatsApp();
+    const app = await createApp({
+      home,
+      model: new ScriptedModel(),
+      probeLocalModels: false,
+      channels: true,
+      platformDrivers: { whatsapp },
+      env: { PATH: process.env['PATH'] },
+    });
+    cleanups.push(() => app.close(1000));
+    await waitFor(() => app.channels.get('whatsapp')?.status().state === 'failed');
+    expect(channelOf(app).status().detail).toMatch(/WREN_SECRET_KEY must be 32 bytes/);
+    expect(channelOf(app).status().detail).not.toContain('too-short');
+    expect(whatsapp.sockets).toHaveLength(0);
+  });
+});
+
 describe('wren doctor on WhatsApp', () => {
   const linkCheck = async (home: string) =>
     (await collectChecks(home)).find((check) => check.id === 'channels.whatsapp.link');

@@ -91,10 +91,18 @@ export class WhatsAppChannel extends PlatformChannel {
     this.setState('starting');
     const sdk = await this.importSdk<typeof import('@whiskeysockets/baileys')>('@whiskeysockets/baileys');
     this.driver = this.adapter.driver ?? baileysDriver(sdk);
+    let key: Uint8Array;
+    try {
+      key = this.adapter.secretKey();
+    } catch (error) {
+      // A malformed WREN_SECRET_KEY: say so where the owner looks, instead of a silent start failure.
+      this.setState('failed', (error as Error).message);
+      throw error;
+    }
     this.auth = storedAuthState({
       ledger: this.platform.ledger,
       channel: this.name,
-      key: this.adapter.secretKey(),
+      key,
       sdk,
       ...(this.adapter.onError ? { onError: this.adapter.onError } : {}),
     });
