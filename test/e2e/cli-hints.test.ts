@@ -69,5 +69,5 @@ describe('hints name real commands', () => {
       );
     }
     expect(wrong).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 });
