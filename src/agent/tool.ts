@@ -86,6 +86,11 @@ export interface Tool {
   assess?(args: Record<string, unknown>, ctx: ToolContext): ToolAssessment | Promise<ToolAssessment>;
   /** Whether `{{secret:NAME}}` references in its arguments are resolved before it runs. */
   acceptsSecrets?: boolean;
+  /**
+   * Which of a vault secret's bindings the call's assessed `target` is checked against (web host, exec
+   * programs, MCP server). A tool without it gets no `{{vault:NAME}}` resolved: the gate denies such a call.
+   */
+  vaultTarget?: 'hosts' | 'programs' | 'mcp';
   execute(args: Record<string, unknown>, ctx: ToolContext, signal: AbortSignal): Promise<ToolResult>;
 }
 

@@ -13,6 +13,7 @@ import { createMessageTools } from '../tools/message/message-tools.js';
 import { createSpawnTool, createSubagentsCommand } from '../tools/spawn/spawn-tool.js';
 import { SubagentManager } from '../tools/spawn/subagent-manager.js';
 import type { Logger } from '../util/logger.js';
+import { createHomeVault } from '../vault/vault-service.js';
 import { secretValues } from './built-in-registry.js';
 import { continueAfterRestart } from './continue-after-restart.js';
 import { wireSemanticSearch } from './wire-semantic-search.js';
@@ -71,6 +72,7 @@ export function wireAgent(deps: AgentWiringDeps): AgentWiring {
     onResumedAnswer: (request, result) => continueAfterRestart(bus, request, result),
     extraSecrets: () => secretValues(deps.home, config(), deps.env),
     redactor: deps.redactor,
+    vault: createHomeVault(deps),
   });
   const semantic = wireSemanticSearch({ stores, config, logger });
   const memory = createMemory({

@@ -5,10 +5,13 @@ import type { ApprovalAnswerResult, ApprovalChoice, ApprovalRequest } from '../b
 import type { AuditEntry, AuditQuery, NewAuditEntry } from '../store/audit-repository.js';
 import type { Grant, NewGrant } from '../store/grant-repository.js';
 import type { Stores } from '../store/open-stores.js';
+import { permitVault, vaultReferences } from '../vault/vault-references.js';
+import type { VaultService } from '../vault/vault-service.js';
 import { ApprovalBroker, type ApprovalResult } from './approval-broker.js';
 import { evaluatePolicy, type PolicyDecision, type TaintMark } from './evaluate-policy.js';
 import type { GateConfig } from './gate-config.js';
 import { Redactor, resolveSecretsInPlace, secretReferences } from './redactor.js';
+import { checkVaultUse } from './vault-check.js';
 
 export interface GateDeps {
   /** Read at every call, so config reloads apply to the next call. */
@@ -22,6 +25,8 @@ export interface GateDeps {
   redactor?: Redactor;
   /** Other secret values to redact (model API keys, `.env` values, the gateway token); read on config changes. */
   extraSecrets?: () => string[];
+  /** The home's vault: `{{vault:NAME}}` references are checked against its bindings and opened by the call. */
+  vault?: VaultService;
   /** A request that waited through a restart was answered, expired or cancelled (its turn is gone). */
   onResumedAnswer?: (request: ApprovalRequest, result: ApprovalResult) => void;
 }
@@ -51,6 +56,8 @@ export interface Gate {
   };
   /** Redacts every configured secret value; kept current with the config. Hand it to the logger too. */
   redactor: Redactor;
+  /** The vault the gate checks `{{vault:NAME}}` against (when wired). */
+  vault?: VaultService;
   /** Detaches from the bus and denies (as cancelled) every pending approval. Idempotent. */
   close(): void;
 }
@@ -88,6 +95,8 @@ export function createGate(deps: GateDeps): Gate {
     timeoutMs: () => current().approvalTimeoutSeconds * 1000,
     ...(deps.now ? { now: deps.now } : {}),
   });
+  // Every stored vault value is redacted from the start, before any call opens one.
+  deps.vault?.learn();
   const detachAnswers = deps.bus?.handleApprovalAnswers((answer) =>
     broker.answer(answer.id, answer.choice, answer.by),
   );
@@ -120,6 +129,16 @@ export function createGate(deps: GateDeps): Gate {
 
   const allow = (tool: Tool, args: Record<string, unknown>, config: GateConfig, notice?: string): Verdict => {
     if (tool.acceptsSecrets) resolveSecretsInPlace(args, config.secrets);
+    // Vault values are not put into the arguments: the call's execute opens them (and only the names it
+    // was decided with), so what the audit, the transcript and the approval show keeps `{{vault:NAME}}`.
+    const names = new Set(vaultReferences(args));
+    const { vault } = deps;
+    if (names.size > 0 && vault)
+      permitVault(args, (name) => {
+        if (!names.has(name))
+          throw new Error(`vault secret ${name} was not part of the call the gate let through`);
+        return vault.open(name);
+      });
     return notice ? { allow: true, notice: redactor.text(notice) } : { allow: true };
   };
 
@@ -251,15 +270,42 @@ export function createGate(deps: GateDeps): Gate {
     } catch (error) {
       assessment = { unanalysable: `the tool could not assess this call (${(error as Error).message})` };
     }
+    deps.vault?.learn();
+    const marks = taint.of(ctx.sessionId);
+    const vaultUse = checkVaultUse({
+      tool,
+      args,
+      assessment,
+      bindingsOf: (name) => deps.vault?.get(name)?.bindings,
+      taint: marks,
+    });
+    if ('deny' in vaultUse) {
+      record(tool, args, ctx, {
+        rule: 'secrets',
+        decision: 'deny',
+        outcome: 'denied',
+        reason: vaultUse.deny,
+      });
+      return { allow: false, reason: vaultUse.deny };
+    }
     const decision = evaluatePolicy({
       tool,
       args,
       assessment,
       isOwner: ctx.isOwner,
       senderId: ctx.senderId,
-      taint: taint.of(ctx.sessionId),
+      taint: marks,
       config,
     });
+    // A vault secret going outside its bindings, or used after untrusted content, asks, whatever the rules
+    // and grants say: it may be approved once; binding the secret is how the owner makes it standing.
+    if ('dangers' in vaultUse && vaultUse.dangers.length > 0 && decision.action !== 'deny') {
+      const reason = `Danger signature: ${vaultUse.dangers.join('; ')}.`;
+      if (decision.action === 'allow') Object.assign(decision, { action: 'ask', rule: 'vault', reason });
+      else decision.reason = `${decision.reason} ${reason}`;
+      decision.onceOnly = true;
+      assessment = { ...assessment, signatures: [...(assessment.signatures ?? []), ...vaultUse.dangers] };
+    }
     if (decision.action === 'deny') {
       record(tool, args, ctx, {
         rule: decision.rule,
@@ -324,6 +370,7 @@ export function createGate(deps: GateDeps): Gate {
       markUntrusted: (sessionId, source) => taint.mark(sessionId, 'untrusted', source),
     },
     redactor,
+    ...(deps.vault ? { vault: deps.vault } : {}),
     close() {
       if (closed) return;
       closed = true;

@@ -1,5 +1,6 @@
 import type { Tool } from '../agent/tool.js';
 import type { JsonSchema } from '../llm/types.js';
+import { resolveVault, takeVaultOpener } from '../vault/vault-references.js';
 import { mapCallResult } from './map-call-result.js';
 import type { McpConnection, McpToolDefinition } from './mcp-connection.js';
 import { mcpToolName } from './mcp-tool-name.js';
@@ -35,8 +36,11 @@ export function createMcpTool(options: {
     risk: config.risk,
     core: config.always,
     assess: () => ({ target: config.name, ...(config.egress ? { egress: { target: config.name } } : {}) }),
+    vaultTarget: 'mcp',
     async execute(args, _ctx, signal) {
-      const result = await connection.callTool(definition.name, args, signal);
+      // `{{vault:NAME}}` is resolved only here, in the copy sent to the server, after the gate decided.
+      const sent = resolveVault(args, takeVaultOpener(args));
+      const result = await connection.callTool(definition.name, sent, signal);
       return mapCallResult(config.name, definition.name, result);
     },
   };

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { type Tool, type ToolAssessment, type ToolContext, ToolError } from '../../agent/tool.js';
 import { toolSchema } from '../../agent/tool-schema.js';
+import { execVaultPlan } from '../../vault/exec-vault.js';
+import { takeVaultOpener } from '../../vault/vault-references.js';
 import { displayPath, resolveWorkspacePath } from '../fs/workspace-path.js';
 import type { ExecConfig } from '../tools-config.js';
 import type { CommandAnalysis } from './analyse-command.js';
@@ -53,6 +55,12 @@ const parameters = z
     cwd: z.string().optional().describe('Default: the workspace'),
     timeout: z.number().int().min(1).max(3600).optional().describe('Seconds'),
     network: z.boolean().optional().describe('Allow network in the sandbox'),
+    env: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe(
+        'Extra variables; values may hold {{vault:NAME}} (a stored secret, e.g. "$API_TOKEN" in the command)',
+      ),
   })
   .strict();
 
@@ -90,6 +98,8 @@ export function createExecTool(options: ExecToolOptions): Tool {
     // Substituting a secret into shell source would change what the owner approved (quotes, `$`) and let the
     // model print it transformed past redaction; exec gets none.
     acceptsSecrets: false,
+    // Vault secrets go in as environment variables (the command names them, never holds them).
+    vaultTarget: 'programs',
     async assess(raw, ctx) {
       const args = parameters.parse(raw);
       let analysis: CommandAnalysis;
@@ -113,6 +123,7 @@ export function createExecTool(options: ExecToolOptions): Tool {
       return result;
     },
     async execute(raw, ctx, signal) {
+      const opener = takeVaultOpener(raw);
       const args = parameters.parse(raw);
       const config = options.config();
       if (!config.enabled) throw new ToolError('exec is turned off in config.yaml (tools.exec.enabled).');
@@ -127,7 +138,9 @@ export function createExecTool(options: ExecToolOptions): Tool {
       const timeout = Math.min(args.timeout ?? config.timeout, config.maxTimeout);
       const sandbox = await sandboxFor(config);
       if (sandbox.refused) throw new ToolError(`The command was not run: ${sandbox.reason}`);
-      const plain = [shell, '-c', args.command];
+      // Secrets are opened only now, after the gate decided and every check above passed.
+      const vault = execVaultPlan(args.command, args.env, opener);
+      const plain = [shell, '-c', vault.command];
       const plan = {
         workspace: ctx.workspace,
         cwd,
@@ -145,7 +158,10 @@ export function createExecTool(options: ExecToolOptions): Tool {
         {
           argv,
           cwd,
-          env: execEnvironment(options.env ?? process.env, config.envAllow, options.deniedEnv?.() ?? []),
+          env: {
+            ...execEnvironment(options.env ?? process.env, config.envAllow, options.deniedEnv?.() ?? []),
+            ...vault.env,
+          },
           timeoutMs: timeout * 1000,
           outputCap: config.outputCap,
           logPath,

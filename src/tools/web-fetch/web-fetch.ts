@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type Tool, ToolError, type ToolResult } from '../../agent/tool.js';
 import { toolSchema } from '../../agent/tool-schema.js';
+import { resolveVault, takeVaultOpener, vaultReferences } from '../../vault/vault-references.js';
 import { AddressGuard, type Resolve } from '../net/address-guard.js';
 import { AllowList } from '../net/allow-list.js';
 import { type SafeResponse, safeFetch } from '../net/safe-fetch.js';
@@ -13,6 +14,10 @@ const parameters = z
   .object({
     url: z.string().min(1),
     offset: z.number().int().min(0).optional(),
+    headers: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Request headers; values may hold {{vault:NAME}} (a stored secret)'),
   })
   .strict();
 
@@ -52,6 +57,22 @@ function hostOf(args: Record<string, unknown>): string | undefined {
   }
 }
 
+/** Headers a call may not set (the connection's own). */
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'accept-encoding',
+]);
+
+function checkedHeaders(headers: Record<string, string>): Record<string, string> {
+  for (const name of Object.keys(headers))
+    if (RESERVED_HEADERS.has(name.toLowerCase()) || !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name))
+      throw new ToolError(`The header ${name.slice(0, 80)} cannot be set by a call.`);
+  return headers;
+}
+
 /**
  * `web_fetch`: one web page as readable Markdown (HTML via Readability + turndown; JSON and text as they are;
  * binary described), paged by `offset` in `maxChars` pieces. Every hop goes through the address guard (only
@@ -64,8 +85,14 @@ export function createWebFetchTool(config: WebConfig['fetch'], deps: WebFetchDep
   const now = deps.now ?? Date.now;
   const cache = new Map<string, CachedPage>();
 
-  async function load(url: string, offset: number, signal: AbortSignal): Promise<CachedPage> {
-    const cached = cache.get(url);
+  /** `extra` (the call's own headers): never cached, and with a vault secret in them no redirect is followed. */
+  async function load(
+    url: string,
+    offset: number,
+    signal: AbortSignal,
+    extra?: { headers: Record<string, string>; secret: boolean },
+  ): Promise<CachedPage> {
+    const cached = extra ? undefined : cache.get(url);
     if (offset > 0 && cached && now() - cached.at < CACHE_TTL_MS) return cached;
     const response = await safeFetch(
       url,
@@ -73,11 +100,13 @@ export function createWebFetchTool(config: WebConfig['fetch'], deps: WebFetchDep
         headers: {
           'user-agent': config.userAgent,
           accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5',
+          ...extra?.headers,
         },
         maxBytes: config.maxBytes,
         timeoutMs: config.timeoutMs,
         connectTimeoutMs: config.connectTimeoutMs,
-        maxRedirects: config.maxRedirects,
+        // A redirect would carry the secret to a host the gate never checked.
+        maxRedirects: extra?.secret ? 0 : config.maxRedirects,
         guard,
         ...(deps.resolve ? { resolve: deps.resolve } : {}),
         wantBody: (type) => !isBinaryType(type),
@@ -91,7 +120,7 @@ export function createWebFetchTool(config: WebConfig['fetch'], deps: WebFetchDep
       at: now(),
     };
     cache.delete(url);
-    if (entry.page.text.length > config.maxChars) cache.set(url, entry);
+    if (!extra && entry.page.text.length > config.maxChars) cache.set(url, entry);
     while (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
     return entry;
   }
@@ -160,15 +189,25 @@ export function createWebFetchTool(config: WebConfig['fetch'], deps: WebFetchDep
     parameters: toolSchema(parameters),
     risk: 'moderate',
     core: true,
+    vaultTarget: 'hosts',
     assess(args) {
       const host = hostOf(args);
       return host ? { egress: { target: host }, target: host } : {};
     },
     async execute(raw, _ctx, signal) {
+      const opener = takeVaultOpener(raw);
       try {
         const args = parameters.parse(raw);
         const offset = args.offset ?? 0;
-        return present(args.url, await load(args.url, offset, signal), offset);
+        if (!args.headers && vaultReferences(args.url).length === 0)
+          return present(args.url, await load(args.url, offset, signal), offset);
+        // Secrets are opened only now, after the gate decided on the host it saw.
+        const url = resolveVault(args.url, opener);
+        if (hostOf({ url }) !== hostOf(args))
+          throw new ToolError('With the secret in it the URL names another host; it was not fetched.');
+        const headers = checkedHeaders(resolveVault(args.headers ?? {}, opener));
+        const secret = vaultReferences(args).length > 0;
+        return present(args.url, await load(url, offset, signal, { headers, secret }), offset);
       } catch (error) {
         if (signal.aborted) throw error;
         const message =
