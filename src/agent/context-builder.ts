@@ -22,6 +22,8 @@ export interface ContextBuilderOptions {
   memoryPromptChars?: number;
   /** Session summary characters in the prompt (default 2,000). */
   summaryChars?: number;
+  /** Told each workspace file's text when it is (re-)read, i.e. when it changed on disk (file history). */
+  onFileRead?: (name: string, text: string) => void;
 }
 
 /** What the builder needs to know about the session a prompt is for. */
@@ -69,7 +71,7 @@ export class ContextBuilder {
   private stampFormat: Intl.DateTimeFormat | undefined;
 
   constructor(private readonly options: ContextBuilderOptions) {
-    this.files = new WorkspaceFileCache(options.workspace);
+    this.files = new WorkspaceFileCache(options.workspace, options.onFileRead);
     this.now = options.now ?? (() => new Date());
   }
 

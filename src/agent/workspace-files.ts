@@ -61,7 +61,20 @@ export function ensureWorkspaceFiles(workspace: string): void {
 export class WorkspaceFileCache {
   private readonly cache = new Map<string, { stamp: string; text: string }>();
 
-  constructor(private readonly workspace: string) {}
+  constructor(
+    private readonly workspace: string,
+    /** Told a file's text each time it is read afresh (not when the cache answers). */
+    private readonly onRead?: (name: string, text: string) => void,
+  ) {}
+
+  /** The observer's failure never costs the prompt its file. */
+  private tell(name: string, text: string): void {
+    try {
+      this.onRead?.(name, text);
+    } catch {
+      // best effort: file history misses this read; the next change is observed again
+    }
+  }
 
   /** The file's text, or '' when it does not exist or cannot be read. */
   read(name: string): string {
@@ -73,6 +86,7 @@ export class WorkspaceFileCache {
       if (cached && cached.stamp === stamp) return cached.text;
       const text = readFileSync(path, 'utf8');
       this.cache.set(name, { stamp, text });
+      this.tell(name, text);
       return text;
     } catch {
       this.cache.delete(name);

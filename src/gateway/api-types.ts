@@ -511,8 +511,37 @@ export type MemoSaved = { memo: Memo };
 export type GoalList = { goals: Goal[] };
 
 export type MemoryFileList = { files: MemoryFile[] };
-export type MemoryFileContent = { name: string; content: string };
-export type MemoryFileWritten = { name: string; size: number };
+/** `etag`: the quoted SHA-256 of `content`, also in the `ETag` header; send it back as `If-Match`. */
+export type MemoryFileContent = { name: string; content: string; etag: string };
+export type MemoryFileWritten = { name: string; size: number; etag: string; versionId?: number };
+/** The 412 answer to a write whose `If-Match` is not the file's text any more: what is there now. */
+export interface MemoryFileConflict {
+  error: { code: 'conflict'; message: string };
+  name: string;
+  content: string;
+  etag: string;
+  /** Who wrote the text now there (the newest version), when known. */
+  changedBy?: { author: string; at: number; note: string };
+}
+/** One version of an instruction file, without its content. */
+export interface MemoryVersionEntry {
+  id: number;
+  path: string;
+  sha256: string;
+  /** consolidation, tidy, tidy-undo, web, cli, disk, revert, tool:write_file, tool:edit_file, /forget … */
+  author: string;
+  note: string;
+  createdAt: number;
+  bytes: number;
+}
+export type MemoryVersionList = { versions: MemoryVersionEntry[] };
+/** A version with its content and a unified diff against `previousId` ('' diff when nothing changed). */
+export interface MemoryVersionDetail {
+  version: MemoryVersionEntry & { content: string };
+  previousId?: number;
+  diff: string;
+}
+export type MemoryVersionRestored = { path: string; etag: string; versionId?: number; changed: boolean };
 export interface MemoryHistoryPage {
   entries: MemoryHistoryEntry[];
   /** Pass as `before` for the next, older page; absent on the last one. */

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { jsonSender, routeHarness } from '../../test/support/route-harness.js';
 import { formatHistoryEntry, HISTORY_HEADER } from '../memory/history-file.js';
 import { createMemoryFileService, MAX_MEMORY_FILE_BYTES } from '../services/memory-file-service.js';
+import { contentHash } from '../store/file-version-repository.js';
 import { openStores } from '../store/open-stores.js';
 import { SqliteSessionStore } from '../store/sqlite-session-store.js';
 import { memoryRoutes } from './memory-routes.js';
@@ -69,11 +70,19 @@ describe('memory files', () => {
     const { send, workspace, edits } = setup();
     expect(await send('GET', '/api/memory/files/USER.md')).toEqual({
       status: 200,
-      body: { name: 'USER.md', content: '' },
+      body: { name: 'USER.md', content: '', etag: `"${contentHash('')}"` },
     });
     const content = '# About the owner\n\nName: Ana — likes ☕.\n';
     const put = await send('PUT', '/api/memory/files/USER.md', { content });
-    expect(put).toEqual({ status: 200, body: { name: 'USER.md', size: Buffer.byteLength(content) } });
+    expect(put).toEqual({
+      status: 200,
+      body: {
+        name: 'USER.md',
+        size: Buffer.byteLength(content),
+        etag: `"${contentHash(content)}"`,
+        versionId: 1,
+      },
+    });
     expect(readFileSync(join(workspace, 'USER.md'), 'utf8')).toBe(content);
     expect(statSync(join(workspace, 'USER.md')).mode & 0o777).toBe(0o600);
     expect((await send('GET', '/api/memory/files/USER.md')).body['content']).toBe(content);

@@ -12,12 +12,14 @@ import type {
   ConsolidationStatusEntry,
   ConsolidationStatusStore,
 } from '../store/consolidation-status-repository.js';
+import type { FileVersionStore } from '../store/ports.js';
 import {
   consolidationRequest,
   INSTRUCTION_CHARS,
   parseConsolidation,
   renderMessage,
 } from './consolidation-request.js';
+import { updateInstructionFile } from './file-history.js';
 import { formatStamp } from './format-time.js';
 import { appendHistoryEntry, formatHistoryEntry, historyMarker } from './history-file.js';
 import { readSnapshot, updateMarkdownFile } from './markdown-file.js';
@@ -57,6 +59,8 @@ export interface ConsolidatorOptions {
   untrustedSince?: (sessionId: string) => number | undefined;
   /** Test hook: runs at each stage; a returned promise holds the job there. */
   onStage?: (stage: ConsolidationStage, sessionId: string) => void | Promise<void>;
+  /** The instruction files' history: each MEMORY.md change is recorded as a version by `consolidation`. */
+  versions?: FileVersionStore;
 }
 
 /** What a pending consolidation carries besides the summary: its file edits, fixed when it was saved. */
@@ -355,8 +359,15 @@ export class Consolidator {
       appendHistoryEntry(current, payload.history, payload.marker),
     );
     await this.stage('history-written', pending.sessionId);
-    await updateMarkdownFile(join(workspace, 'MEMORY.md'), (current) =>
-      applyMemoryEdits(current, { add: payload.add, remove: payload.remove }),
+    await updateInstructionFile(
+      {
+        workspace,
+        path: 'MEMORY.md',
+        author: 'consolidation',
+        note: `session ${pending.sessionId.slice(0, 8)}: +${payload.add.length} −${payload.remove.length}`,
+        ...(this.options.versions ? { versions: this.options.versions } : {}),
+      },
+      (current) => applyMemoryEdits(current, { add: payload.add, remove: payload.remove }),
     );
     await this.stage('memory-written', pending.sessionId);
     await this.options.store.commitConsolidation(pending.sessionId);

@@ -8,6 +8,7 @@ import { createMemoService, type MemoService } from '../services/memo-service.js
 import { createTaskService, type TaskService } from '../services/task-service.js';
 import type { Stores } from '../store/open-stores.js';
 import { Consolidator, type ConsolidatorOptions } from './consolidator.js';
+import { isInstructionFile, observeInstructionText } from './file-history.js';
 import { createMemoryCommands } from './memory-commands.js';
 import type { MemoryConfig } from './memory-config.js';
 import { type MemorySearcher, searchMemory } from './memory-search.js';
@@ -20,7 +21,8 @@ import { createTaskTool, openTasksSection } from './tools/task-tool.js';
 
 export interface MemoryDeps {
   /** The home's stores: consolidation status, memos, tasks, taint and message search (beside `store`). */
-  stores: Pick<Stores, 'consolidation' | 'memos' | 'tasks' | 'taint' | 'messages'>;
+  stores: Pick<Stores, 'consolidation' | 'memos' | 'tasks' | 'taint' | 'messages'> &
+    Partial<Pick<Stores, 'fileVersions'>>;
   store: SessionStore;
   model: ChatModel;
   workspace: () => string;
@@ -47,7 +49,7 @@ export interface Memory {
   /** Spread into every `new ContextBuilder({...})`: skills index, open tasks and caps. */
   contextOptions(): Pick<
     ContextBuilderOptions,
-    'skills' | 'openTasks' | 'memoryPromptChars' | 'summaryChars'
+    'skills' | 'openTasks' | 'memoryPromptChars' | 'summaryChars' | 'onFileRead'
   >;
   consolidator: Consolidator;
   /** What `memory_search` runs: past messages and HISTORY.md, by keywords (and meaning, when configured). */
@@ -71,7 +73,11 @@ export function createMemory(deps: MemoryDeps): Memory {
   const { consolidation: status, taint } = deps.stores;
   const memos = createMemoService(deps.stores);
   const tasks = createTaskService(deps.stores);
-  const skills = new SkillLibrary(deps.workspace, deps.env);
+  const versions = deps.stores.fileVersions;
+  const observe = (path: string, text: string) => {
+    if (versions && isInstructionFile(path)) observeInstructionText(versions, path, text);
+  };
+  const skills = new SkillLibrary(deps.workspace, deps.env, versions ? observe : undefined);
   const consolidator = new Consolidator({
     store: deps.store,
     model: deps.model,
@@ -85,6 +91,7 @@ export function createMemory(deps: MemoryDeps): Memory {
     ...(deps.onUsage ? { onUsage: deps.onUsage } : {}),
     ...(deps.onStage ? { onStage: deps.onStage } : {}),
     onError: (error, sessionId) => deps.onError?.(error, sessionId),
+    ...(versions ? { versions } : {}),
   });
   const timezone = deps.timezone ?? (() => undefined);
   const semantic = deps.semantic;
@@ -115,6 +122,7 @@ export function createMemory(deps: MemoryDeps): Memory {
       workspace: deps.workspace,
       timezone,
       ...(deps.clock ? { clock: deps.clock } : {}),
+      ...(versions ? { versions } : {}),
     }),
     contextOptions: () => {
       const config = deps.config();
@@ -123,6 +131,12 @@ export function createMemory(deps: MemoryDeps): Memory {
         openTasks: () => openTasksSection(tasks, config.openTasksInPrompt),
         memoryPromptChars: config.memoryPromptChars,
         summaryChars: config.summaryChars,
+        // A file the prompt re-reads (its stamp changed) is observed: the owner's own edit becomes a version.
+        ...(versions
+          ? {
+              onFileRead: observe,
+            }
+          : {}),
       };
     },
     consolidator,

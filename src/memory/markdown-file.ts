@@ -30,6 +30,13 @@ export interface UpdateOptions {
   attempts?: number;
   /** Test hook: runs after the new text is computed and before the file is checked and replaced. */
   beforeWrite?: (path: string) => void | Promise<void>;
+  /** Called with the text each attempt read, inside this path's queue (file history records a disk edit). */
+  onRead?: (text: string) => void;
+  /**
+   * Called synchronously right after the new text replaced the file, inside this path's queue, so nothing of
+   * this process writes the file between the write and what this hook records.
+   */
+  onWrite?: (text: string) => void;
 }
 
 /**
@@ -65,12 +72,14 @@ async function updateNow(
   const attempts = options.attempts ?? 5;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const seen = readSnapshot(path);
+    options.onRead?.(seen.text);
     const wanted = transform(seen.text);
     if (wanted === undefined || wanted === seen.text) return { changed: false, text: seen.text };
     await options.beforeWrite?.(path);
     if (readSnapshot(path).hash !== seen.hash) continue; // edited meanwhile: merge by transforming again
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     writeFileAtomic(path, wanted);
+    options.onWrite?.(wanted);
     return { changed: true, text: wanted };
   }
   throw new Error(`${path} kept changing while Wren tried to update it (${attempts} tries); try again later`);

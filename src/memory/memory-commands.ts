@@ -2,8 +2,10 @@ import { join } from 'node:path';
 import type { RuntimeCommand } from '../agent/agent-runtime.js';
 import type { SessionStore } from '../agent/session-store.js';
 import type { ConsolidationStatusStore } from '../store/consolidation-status-repository.js';
+import type { FileVersionStore } from '../store/ports.js';
+import { updateInstructionFile } from './file-history.js';
 import { formatStamp } from './format-time.js';
-import { readSnapshot, updateMarkdownFile } from './markdown-file.js';
+import { readSnapshot } from './markdown-file.js';
 import { MEMORY_TEMPLATE, matchingFacts, removeLines } from './memory-file.js';
 
 /** How long a `/forget` proposal waits for `/forget yes`. */
@@ -16,6 +18,8 @@ export interface MemoryCommandDeps {
   workspace: () => string;
   timezone?: () => string | undefined;
   clock?: () => number;
+  /** The instruction files' history: `/forget yes` records MEMORY.md's new text by author `/forget`. */
+  versions?: FileVersionStore;
 }
 
 /**
@@ -67,8 +71,15 @@ export function createMemoryCommands(deps: MemoryCommandDeps): Record<string, Ru
         proposals.delete(session.id);
         if (!pending || pending.expires < clock()) return 'Nothing to confirm: send /forget <text> first.';
         if (answer === 'no') return 'Kept MEMORY.md as it is.';
-        const result = await updateMarkdownFile(memoryPath(), (current) =>
-          removeLines(current, pending.lines),
+        const result = await updateInstructionFile(
+          {
+            workspace: deps.workspace(),
+            path: 'MEMORY.md',
+            author: '/forget',
+            note: `${pending.lines.length} line(s) removed`,
+            ...(deps.versions ? { versions: deps.versions } : {}),
+          },
+          (current) => removeLines(current, pending.lines),
         );
         const gone = pending.lines.filter((line) => !result.text.split('\n').includes(line)).length;
         return gone

@@ -103,6 +103,8 @@ export class SkillLibrary {
   constructor(
     private readonly workspace: () => string,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    /** Told each SKILL.md's workspace path and text when the library re-reads them (file history). */
+    private readonly onRead?: (path: string, text: string) => void,
   ) {}
 
   /** Skills sorted by name; [] when there is no skills folder. */
@@ -129,7 +131,15 @@ export class SkillLibrary {
     const present = files.filter((file) => file !== undefined);
     const stamp = `${dir}|${present.map((file) => file.stamp).join('|')}|${this.env['PATH'] ?? ''}`;
     if (this.cache?.stamp === stamp) return this.cache.skills;
-    const skills = present.map((file) => parseSkill(file.folder, readFileSync(file.path, 'utf8'), this.env));
+    const skills = present.map((file) => {
+      const text = readFileSync(file.path, 'utf8');
+      try {
+        this.onRead?.(`skills/${file.folder}/SKILL.md`, text);
+      } catch {
+        // best effort: history misses this read, the skill still loads
+      }
+      return parseSkill(file.folder, text, this.env);
+    });
     this.cache = { stamp, skills };
     return skills;
   }

@@ -1,15 +1,25 @@
-import { constants, type Stats } from 'node:fs';
+import { constants } from 'node:fs';
 import { type FileHandle, lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { observeInstructionText } from '../memory/file-history.js';
 import { parseHistoryEntries } from '../memory/history-file.js';
-import { updateMarkdownFile } from '../memory/markdown-file.js';
 import type { UndoTidyResult } from '../memory/tidy/undo-tidy.js';
+import { contentHash, type FileVersionEntry } from '../store/file-version-repository.js';
 import type { Stores } from '../store/open-stores.js';
 import { O_NOFOLLOW } from '../tools/fs/open-folder.js';
+import {
+  createVersionActions,
+  guardedWrite,
+  type MemoryConflict,
+  pathRefusal,
+  refusal,
+  type VersionDetail,
+  type WriteOptions,
+} from './memory-versions.js';
 import type { ServiceContext } from './service-context.js';
 import { notFound, refused, type ServiceFailure, tooLarge } from './service-failure.js';
 
-export type { UndoTidyResult };
+export type { MemoryConflict, UndoTidyResult, VersionDetail, WriteOptions };
 
 /** The workspace files the owner may read and replace; HISTORY.md is read a page at a time. */
 export const MEMORY_FILES = ['SOUL.md', 'USER.md', 'AGENTS.md', 'MEMORY.md'] as const;
@@ -57,17 +67,48 @@ export interface HistoryItem {
 export interface MemoryFileService {
   list(workspace: string): Promise<MemoryFileInfo[]>;
   /** The file's text ('' when missing). */
-  read(workspace: string, name: string): Promise<{ ok: true; content: string } | ServiceFailure>;
+  read(
+    workspace: string,
+    name: string,
+  ): Promise<{ ok: true; content: string; etag: string } | ServiceFailure>;
   /**
    * Replaces the file the way the memory code writes it: serialised with consolidations of the file in this
    * process, a temp file fsynced and renamed over the name (0600) — a symlink planted there meanwhile is
-   * replaced, never written through. At most {@link MAX_MEMORY_FILE_BYTES} (`too_large`).
+   * replaced, never written through. At most {@link MAX_MEMORY_FILE_BYTES} (`too_large`). With
+   * `ifMatch`, refused as a {@link MemoryConflict} when the file's text is not that hash any more (checked
+   * inside the file's queue, so a consolidation landing meanwhile is never overwritten). Recorded as a
+   * version by `author` (default `web`).
    */
   replace(
     workspace: string,
     name: string,
     content: string,
-  ): Promise<{ ok: true; name: MemoryFileName; size: number } | ServiceFailure>;
+    options?: WriteOptions,
+  ): Promise<
+    | { ok: true; name: MemoryFileName; size: number; etag: string; versionId?: number }
+    | MemoryConflict
+    | ServiceFailure
+  >;
+  /** Versions newest first, of one instruction file (`file`) or all; `not_found` without history kept. */
+  versions(query: {
+    file?: string;
+    limit?: number;
+  }): { ok: true; versions: FileVersionEntry[] } | ServiceFailure;
+  /** One version with its diff against the one before it (or against `against`, another version's id). */
+  version(id: number, against?: number): { ok: true; detail: VersionDetail } | ServiceFailure;
+  /**
+   * Writes version `id`'s text back as the file's newest version, by `author` (default `revert`) with note
+   * `revert to #id`; `ifMatch` as for replace. `not_found` for an unknown id.
+   */
+  restore(
+    workspace: string,
+    id: number,
+    options?: WriteOptions,
+  ): Promise<
+    | { ok: true; path: string; etag: string; versionId?: number; changed: boolean }
+    | MemoryConflict
+    | ServiceFailure
+  >;
   /**
    * A page of HISTORY.md, newest first. `before` is the cursor of an earlier page (its `next`): entries are
    * only ever appended, so a cursor stays valid as the file grows.
@@ -90,15 +131,6 @@ export const isMemoryFileName = (name: string): name is MemoryFileName =>
 /** The refusal of a name other than the four. */
 export const unknownMemoryFile = (): ServiceFailure =>
   notFound(`Only ${MEMORY_FILES.join(', ')} can be read or written (HISTORY.md a page at a time).`);
-
-/** Why `name` (a lstat or fstat of it) is not a file to read or replace; undefined when it is one. */
-function refusal(name: string, info: Stats): string | undefined {
-  if (info.isSymbolicLink())
-    return `${name} is a symbolic link; memory files are neither read nor written through links. Edit the file it points to, or replace the link with a regular file.`;
-  if (info.isDirectory()) return `${name} is a folder, not a file; remove or rename it first.`;
-  if (!info.isFile()) return `${name} is not a regular file; remove it first.`;
-  return undefined;
-}
 
 type ReadResult = { kind: 'file'; text: string } | { kind: 'missing' } | { kind: 'refused'; message: string };
 
@@ -171,9 +203,10 @@ async function history(workspace: string, page: { limit?: number; before?: numbe
 }
 
 export function createMemoryFileService(
-  stores: Pick<Stores, 'settings'>,
+  stores: Pick<Stores, 'settings'> & Partial<Pick<Stores, 'fileVersions'>>,
   context: ServiceContext,
 ): MemoryFileService {
+  const versions = stores.fileVersions;
   return {
     list,
     history,
@@ -181,26 +214,37 @@ export function createMemoryFileService(
       if (!isMemoryFileName(name)) return unknownMemoryFile();
       const read = await readMemoryFile(workspace, name);
       if (read.kind === 'refused') return refused(read.message);
-      return { ok: true, content: read.kind === 'file' ? read.text : '' };
+      const content = read.kind === 'file' ? read.text : '';
+      // A read observes: an edit made on disk since the last version becomes one, by `disk`.
+      if (versions) observeInstructionText(versions, name, content, read.kind === 'file');
+      return { ok: true, content, etag: contentHash(content) };
     },
-    async replace(workspace, name, content) {
+    async replace(workspace, name, content, options = {}) {
       if (!isMemoryFileName(name)) return unknownMemoryFile();
       const size = Buffer.byteLength(content, 'utf8');
       if (size > MAX_MEMORY_FILE_BYTES)
         return tooLarge(
           `${name} would be ${size} bytes; at most ${MAX_MEMORY_FILE_BYTES} (256 KiB) are written.`,
         );
-      const path = join(workspace, name);
-      const existing = await lstat(path).catch(() => undefined);
-      const problem = existing && refusal(name, existing);
+      const problem = await pathRefusal(workspace, name);
       if (problem) return refused(problem);
-      await updateMarkdownFile(path, () => content);
-      return { ok: true, name, size };
+      const result = await guardedWrite(versions, {
+        workspace,
+        path: name,
+        content,
+        author: options.author ?? 'web',
+        ...(options.note ? { note: options.note } : {}),
+        ...(options.ifMatch !== undefined ? { ifMatch: options.ifMatch } : {}),
+      });
+      if (!result.ok) return result;
+      const versionId = result.written.version?.id ?? versions?.latest(name)?.id;
+      return { ok: true, name, size, etag: contentHash(content), ...(versionId ? { versionId } : {}) };
     },
+    ...createVersionActions(versions),
     async undoTidy(options) {
       const { undoTidy } = await import('../memory/tidy/undo-tidy.js');
       return undoTidy({
-        stores,
+        stores: versions ? { settings: stores.settings, fileVersions: versions } : stores,
         workspace: options.workspace,
         timezone: context.timezone(),
         ...(options.force !== undefined ? { force: options.force } : {}),

@@ -3,6 +3,7 @@ import { estimateTokens } from '../../llm/token-estimate.js';
 import type { ChatModel, ModelResult, Usage } from '../../llm/types.js';
 import type { Stores } from '../../store/open-stores.js';
 import type { TaintStore } from '../../store/ports.js';
+import { updateInstructionFile } from '../file-history.js';
 import { formatStamp } from '../format-time.js';
 import { appendHistoryEntry } from '../history-file.js';
 import { readSnapshot, updateMarkdownFile } from '../markdown-file.js';
@@ -19,7 +20,7 @@ export type TidyStage = 'model-done' | 'saved' | 'memory-written' | 'history-wri
 
 export interface MemoryTidyOptions {
   /** The home's stores: the tidy's records live in settings; taint says which HISTORY.md entries to trust. */
-  stores: Pick<Stores, 'settings' | 'taint'>;
+  stores: Pick<Stores, 'settings' | 'taint'> & Partial<Pick<Stores, 'fileVersions'>>;
   model: ChatModel;
   /** The workspace holding MEMORY.md and HISTORY.md; read at every run. */
   workspace: () => string;
@@ -180,8 +181,16 @@ export class MemoryTidy {
 
   /** Writes a decided tidy: MEMORY.md (only over the text it was decided on), then HISTORY.md. Idempotent. */
   private async apply(record: TidyRecord): Promise<TidyResult> {
-    const written = await updateMarkdownFile(this.memoryPath, (current) =>
-      current === record.before ? record.after : undefined,
+    const versions = this.options.stores.fileVersions;
+    const written = await updateInstructionFile(
+      {
+        workspace: this.options.workspace(),
+        path: 'MEMORY.md',
+        author: 'tidy',
+        note: tidySummary(record.changes),
+        ...(versions ? { versions } : {}),
+      },
+      (current) => (current === record.before ? record.after : undefined),
     );
     if (written.text !== record.after) {
       this.records.forget(record.key);

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Stores } from '../../store/open-stores.js';
+import { updateInstructionFile } from '../file-history.js';
 import { formatStamp } from '../format-time.js';
 import { appendHistoryEntry } from '../history-file.js';
 import { readSnapshot, updateMarkdownFile } from '../markdown-file.js';
@@ -30,7 +31,7 @@ export interface UndoTidyResult {
  * @throws UndoTidyError when there is nothing to undo, it was undone already, or MEMORY.md changed.
  */
 export async function undoTidy(options: {
-  stores: Pick<Stores, 'settings'>;
+  stores: Pick<Stores, 'settings'> & Partial<Pick<Stores, 'fileVersions'>>;
   workspace: string;
   timezone?: string;
   force?: boolean;
@@ -56,8 +57,16 @@ export async function undoTidy(options: {
       `MEMORY.md changed since the memory tidy of ${tidiedAt} (edited by hand or by Wren); undoing the tidy would throw that change away. Run \`wren memory undo-tidy --force\` to restore MEMORY.md as it was before the tidy anyway.`,
     );
   }
-  const written = await updateMarkdownFile(path, (text) =>
-    options.force || untouched(text) ? record.before : undefined,
+  const versions = options.stores.fileVersions;
+  const written = await updateInstructionFile(
+    {
+      workspace: options.workspace,
+      path: 'MEMORY.md',
+      author: 'tidy-undo',
+      note: `undo the memory tidy of ${tidiedAt}${forced ? ' (forced)' : ''}`,
+      ...(versions ? { versions } : {}),
+    },
+    (text) => (options.force || untouched(text) ? record.before : undefined),
   );
   if (written.text !== record.before)
     throw new UndoTidyError('MEMORY.md changed while the undo ran; nothing was undone. Try again.');
