@@ -10,6 +10,7 @@ import { createExecTool } from '../tools/exec/exec-tool.js';
 import { runMarkerPrefix } from '../tools/exec/sweep-orphans.js';
 import { createFileTools } from '../tools/file-tools.js';
 import { createWebTools } from '../tools/net/web-tools.js';
+import type { FileWritten } from '../tools/write-file/write-file.js';
 import { readDotEnv } from '../util/interpolate.js';
 
 /** Environment names that may hold Wren's secrets: keys of `.env` and every `${VAR}` config.yaml uses. */
@@ -63,13 +64,15 @@ export function secretValues(
 export function createBuiltInRegistry(
   home: string,
   config: () => WrenConfig,
-  options: { env?: NodeJS.ProcessEnv; redact?: (text: string) => string } = {},
+  options: { env?: NodeJS.ProcessEnv; redact?: (text: string) => string; onFileWritten?: FileWritten } = {},
 ): GroupedToolRegistry {
   const registry = new GroupedToolRegistry();
   const roots = () => [config().workspace, ...config().tools.extraRoots];
   // A read must fit one tool result, or the loop's head+tail cut would lose the middle and break paging.
   const readCapChars = () => Math.max(1000, config().agent.maxToolResultChars - 500);
-  for (const tool of createFileTools({ roots, readCapChars })) registry.register(tool);
+  const onFileWritten = options.onFileWritten;
+  for (const tool of createFileTools({ roots, readCapChars, ...(onFileWritten ? { onFileWritten } : {}) }))
+    registry.register(tool);
   const initial = config();
   if (initial.tools.exec.enabled) {
     registry.register(

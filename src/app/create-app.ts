@@ -17,6 +17,7 @@ import { findLocalEndpoint } from '../llm/find-local-endpoint.js';
 import type { Usage } from '../llm/types.js';
 import { type MailWatch, startMailWatch } from '../mail-watch/start-mail-watch.js';
 import { createMcpManager, type McpManager } from '../mcp/mcp-manager.js';
+import { recordToolWrite } from '../memory/file-history.js';
 import { type BackupService, createBackupService } from '../services/backup-service.js';
 import { createOwnerServices, type OwnerServices } from '../services/owner-services.js';
 import { acquireHomeLock } from '../store/home-lock.js';
@@ -178,7 +179,11 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     wrenVersion: wrenVersion(),
   });
   ensureWorkspaceFiles(config().workspace);
-  const registry = createBuiltInRegistry(home, config, { env, redact: (text) => opened.redactor.text(text) });
+  const registry = createBuiltInRegistry(home, config, {
+    env,
+    redact: (text) => opened.redactor.text(text),
+    onFileWritten: recordToolWrite(stores.fileVersions),
+  });
   const bus = new MessageBus();
   const channels = new ChannelManager((channel, error) =>
     logger.error({ err: error, channel }, 'channel failed'),

@@ -3,14 +3,17 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryFixture, SplitModel, testMemoryConfig } from '../../test/support/memory-kit.js';
 import { ContextBuilder } from '../agent/context-builder.js';
+import type { ToolContext } from '../agent/tool.js';
 import { openStores } from '../store/open-stores.js';
 import { SqliteSessionStore } from '../store/sqlite-session-store.js';
+import { createFileTools } from '../tools/file-tools.js';
 import { createMemory } from './create-memory.js';
 import {
   instructionPath,
   isInstructionFile,
   observeInstructionFile,
   readInstructionFile,
+  recordToolWrite,
   updateInstructionFile,
   writeInstructionFile,
 } from './file-history.js';
@@ -137,5 +140,20 @@ describe('file history', () => {
     expect(log('MEMORY.md')).toEqual(['disk: changed on disk', 'disk: first seen']);
     expect(log('AGENTS.md')).toEqual(['disk: first seen']);
     expect(log('skills/tea/SKILL.md')).toEqual(['disk: first seen']);
+  });
+
+  it('records the model’s write_file and edit_file of an instruction file by the tool, other files not', async () => {
+    const { workspace, versions, log } = setup();
+    const tools = createFileTools({ roots: () => [workspace], onFileWritten: recordToolWrite(versions) });
+    const run = (name: string, args: Record<string, unknown>) =>
+      tools
+        .find((tool) => tool.name === name)!
+        .execute(args, { sessionId: 's', isOwner: true } as ToolContext, new AbortController().signal);
+    await run('write_file', { path: 'AGENTS.md', content: '# Standing instructions\n- Be brief.\n' });
+    await run('edit_file', { path: 'AGENTS.md', old_text: 'Be brief.', new_text: 'Be very brief.' });
+    await run('write_file', { path: 'notes.md', content: 'not an instruction file' });
+    expect(log('AGENTS.md')).toEqual(['tool:edit_file', 'tool:write_file']);
+    expect(versions.latest('AGENTS.md')?.content).toBe('# Standing instructions\n- Be very brief.\n');
+    expect(versions.list().map((version) => version.path)).toEqual(['AGENTS.md', 'AGENTS.md']);
   });
 });

@@ -120,6 +120,19 @@ export function observeInstructionFile(options: {
   }
 }
 
+/**
+ * For the file tools: records what `write_file`/`edit_file` wrote as a version by `tool:<name>` when the file
+ * is an instruction file inside the workspace (anything else, and the extra roots, record nothing).
+ */
+export function recordToolWrite(
+  versions: FileVersionStore,
+): (file: { workspace: string; path: string; content: string; tool: string }) => void {
+  return (file) => {
+    const path = instructionPath(file.workspace, file.path);
+    if (path) versions.record({ path, content: file.content, author: `tool:${file.tool}` });
+  };
+}
+
 export interface InstructionWrite {
   workspace: string;
   /** Relative to the workspace: `MEMORY.md`, `skills/<name>/SKILL.md`. */

@@ -5,7 +5,7 @@ import { writeFileAtomicAsync } from '../fs/atomic-write.js';
 import { openFileForRead } from '../fs/open-file-for-read.js';
 import { PathError } from '../fs/path-error.js';
 import { type ResolvedPath, resolveInRoots, shownPath } from '../fs/workspace-path.js';
-import { assessFileWrite, WRITE_CAP_BYTES } from '../write-file/write-file.js';
+import { assessFileWrite, type FileWritten, tellWritten, WRITE_CAP_BYTES } from '../write-file/write-file.js';
 import { missingMatchHint } from './closest-line.js';
 
 const parameters = z
@@ -62,7 +62,7 @@ async function readForEdit(
  * `edit_file`: replaces an exact piece of text in a workspace file and writes it atomically. A missing match
  * reports the closest line (or a whitespace mismatch); an ambiguous one lists the lines it occurs on.
  */
-export function createEditFileTool(roots: () => string[]): Tool {
+export function createEditFileTool(roots: () => string[], onWritten?: FileWritten): Tool {
   return {
     name: 'edit_file',
     description:
@@ -104,6 +104,12 @@ export function createEditFileTool(roots: () => string[]): Tool {
         throw new ToolError(`The edited file would exceed 5 MB; it was not changed.`);
       signal.throwIfAborted();
       await writeFileAtomicAsync({ root: resolved.root, path: resolved.path, data: updated, show });
+      tellWritten(onWritten, {
+        workspace: resolved.workspace,
+        path: resolved.path,
+        content: updated,
+        tool: 'edit_file',
+      });
       const line = lineOf(content, found[0]!);
       const count = args.replace_all ? found.length : 1;
       return {

@@ -64,11 +64,26 @@ async function looksLikeGitFolder(path: string): Promise<boolean> {
 }
 
 /**
+ * Told what a file tool wrote: the real workspace, the file's real path, its new text and the tool's name.
+ * Called after the write; a throw is ignored (the file is written either way).
+ */
+export type FileWritten = (file: { workspace: string; path: string; content: string; tool: string }) => void;
+
+/** Tells `onWritten` of a write, never failing the tool over it. */
+export function tellWritten(onWritten: FileWritten | undefined, file: Parameters<FileWritten>[0]): void {
+  try {
+    onWritten?.(file);
+  } catch {
+    // best effort: the history misses this write; the next read of the file records it as a disk version
+  }
+}
+
+/**
  * `write_file`: creates or replaces a workspace file atomically (temp + fsync + rename), at most 5 MB, with
  * missing folders created; the write cannot be redirected outside by a folder swapped after resolution (see
  * writeFileAtomicAsync).
  */
-export function createWriteFileTool(roots: () => string[]): Tool {
+export function createWriteFileTool(roots: () => string[], onWritten?: FileWritten): Tool {
   return {
     name: 'write_file',
     description:
@@ -95,6 +110,12 @@ export function createWriteFileTool(roots: () => string[]): Tool {
         path: resolved.path,
         data: args.content,
         show,
+      });
+      tellWritten(onWritten, {
+        workspace: resolved.workspace,
+        path: resolved.path,
+        content: args.content,
+        tool: 'write_file',
       });
       const shown = show(resolved.path);
       return {
