@@ -16,6 +16,7 @@ import { registerPairingCommands } from './commands/pairing.js';
 import { registerReminderCommands } from './commands/reminders.js';
 import { registerServiceCommands } from './commands/service.js';
 import { registerSubagentCommands } from './commands/subagents.js';
+import { registerVaultCommands } from './commands/vault.js';
 import { registerWebCommands } from './commands/web.js';
 import { EXIT, reportFailure } from './report-failure.js';
 import { wholeNumber } from './whole-number.js';
@@ -162,6 +163,7 @@ registerMailCommands(program, home);
 registerWebCommands(program, home);
 registerServiceCommands(program, home);
 registerBackupCommands(program, home);
+registerVaultCommands(program, home);
 
 // Subcommands inherit the override only when they are created after it: apply it to every one.
 for (const command of allCommands(program)) {
