@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type WrenApp } from '../../src/app/create-app.js';
+import type { WrenApp } from '../../src/app/create-app.js';
 import { probeSignal } from '../../src/channels/signal/signal-probe.js';
-import type { ModelRequest } from '../../src/llm/types.js';
 import { type FakeSignalCli, type SignalPerson, startFakeSignalCli } from '../fakes/fake-signal-cli.js';
+import { askedText, echo, startChannelApp } from '../support/channel-app.js';
 import { ScriptedModel } from '../support/scripted-model.js';
 import { makeHome, waitFor } from '../support/wren-home.js';
 
@@ -54,20 +54,7 @@ async function start(
   if (!options.signal) cleanups.push(() => signal.close());
   const home = options.home ?? makeHome(config(options.tcp ? signal.tcpUrl : signal.httpUrl, options.extra));
   const model = options.model ?? new ScriptedModel();
-  const app = await createApp({
-    home,
-    model,
-    probeLocalModels: false,
-    channels: true,
-    env: { PATH: process.env['PATH'] },
-  });
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await app.close(1000);
-  };
-  cleanups.push(close);
+  const { app, close } = await startChannelApp({ home, model, cleanups });
   await waitFor(() => state(app) === 'connected');
   return { app, signal, model, home, close };
 }
@@ -76,16 +63,7 @@ function state(app: WrenApp) {
   return app.channels.status().find((status) => status.name === 'signal')?.state;
 }
 
-/** Answers with the newest line the sender wrote (the runtime's time note comes before it). */
-const echo = (request: ModelRequest) => {
-  const last = request.messages.at(-1);
-  const text = last?.role === 'user' && typeof last.content === 'string' ? last.content : '';
-  return { text: `re: ${text.split('\n').at(-1)}` };
-};
-
-/** Everything the model was sent, joined: a stranger's words would appear inside it. */
-const asked = (model: ScriptedModel) =>
-  model.requests.map((request) => JSON.stringify(request.messages)).join('\n');
+const asked = askedText;
 
 /** The owner's next message answered: events are handled in order, so everything before it was too. */
 async function answeredAfter(signal: FakeSignalCli, model: ScriptedModel, word = 'after') {

@@ -2,11 +2,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type WrenApp } from '../../src/app/create-app.js';
+import type { WrenApp } from '../../src/app/create-app.js';
 import type { Channel } from '../../src/channels/channel.js';
 import { collectChecks } from '../../src/cli/commands/doctor.js';
-import type { ModelRequest } from '../../src/llm/types.js';
 import { FakeWhatsApp } from '../fakes/fake-whatsapp.js';
+import { askedText, echo, startChannelApp } from '../support/channel-app.js';
 import { ScriptedModel } from '../support/scripted-model.js';
 import { makeHome, waitFor } from '../support/wren-home.js';
 
@@ -77,21 +77,7 @@ async function start(
     const me = (socket.auth.creds as { me?: { id: string } }).me?.id;
     if (me && (socket.auth.creds as { account?: unknown }).account) socket.open(me.split(':')[0]!);
   };
-  const app = await createApp({
-    home,
-    model,
-    probeLocalModels: false,
-    channels: true,
-    platformDrivers: { whatsapp },
-    env: { PATH: process.env['PATH'] },
-  });
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    await app.close(1000);
-  };
-  cleanups.push(close);
+  const { app, close } = await startChannelApp({ home, model, cleanups, platformDrivers: { whatsapp } });
   await waitFor(
     () => app.channels.get('whatsapp') !== undefined && ['logged-out', 'connected'].includes(state(app)),
   );
@@ -112,14 +98,7 @@ async function linked(options: Parameters<typeof start>[0] = {}) {
   return started;
 }
 
-/** Answers with the newest line the sender wrote (the runtime's time note comes before it). */
-const echo = (request: ModelRequest) => {
-  const last = request.messages.at(-1);
-  const said = last?.role === 'user' && typeof last.content === 'string' ? last.content : '';
-  return { text: `re: ${said.split('\n').at(-1)}` };
-};
-const asked = (model: ScriptedModel) =>
-  model.requests.map((request) => JSON.stringify(request.messages)).join('\n');
+const asked = askedText;
 
 /** The owner's next message answered: messages are handled in order, so everything before it was too. */
 async function answeredAfter(whatsapp: FakeWhatsApp, model: ScriptedModel, word = 'after') {
@@ -246,15 +225,12 @@ describe('WhatsApp with a broken key', () => {
   it('shows failed with what is wrong with WREN_SECRET_KEY, and connects nothing', async () => {
     const home = makeHome(config(), 'WREN_SECRET_KEY=too-short\n');
     const whatsapp = new FakeWhatsApp();
-    const app = await createApp({
+    const { app } = await startChannelApp({
       home,
       model: new ScriptedModel(),
-      probeLocalModels: false,
-      channels: true,
+      cleanups,
       platformDrivers: { whatsapp },
-      env: { PATH: process.env['PATH'] },
     });
-    cleanups.push(() => app.close(1000));
     await waitFor(() => app.channels.get('whatsapp')?.status().state === 'failed');
     expect(channelOf(app).status().detail).toMatch(/WREN_SECRET_KEY must be 32 bytes/);
     expect(channelOf(app).status().detail).not.toContain('too-short');

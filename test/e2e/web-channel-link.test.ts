@@ -3,14 +3,13 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemorySessionStore } from '../../src/agent/memory-session-store.js';
 import { MessageBus } from '../../src/bus/message-bus.js';
-import type { OutboundMessage } from '../../src/bus/messages.js';
-import type { Channel, ChannelStatus, LinkRequest } from '../../src/channels/channel.js';
 import { ChannelManager } from '../../src/channels/channel-manager.js';
 import { HttpChannel } from '../../src/channels/http/http-channel.js';
 import { BrowserSessions } from '../../src/gateway/browser-sessions.js';
 import { createGateway } from '../../src/gateway/create-gateway.js';
 import { type RunningGateway, serveGateway } from '../../src/gateway/serve-gateway.js';
 import { launchChromium, screenshot } from '../support/browser.js';
+import { DeviceChannel, TokenChannel } from '../support/device-channel.js';
 import { pagesPerTest } from '../support/web-page.js';
 
 /**
@@ -21,64 +20,6 @@ import { pagesPerTest } from '../support/web-page.js';
  */
 
 const TOKEN = 'web-channel-link-token-0123456789';
-
-/** A linked-device channel the test drives; it records what the routes asked of it. */
-class DeviceChannel implements Channel {
-  readonly name = 'whatsapp';
-  readonly requests: LinkRequest[] = [];
-  unlinked = 0;
-  private current: ChannelStatus = { name: 'whatsapp', state: 'logged-out', since: Date.now() };
-  async start() {}
-  async stop() {}
-  async send() {}
-  status() {
-    return this.current;
-  }
-  ownerChat() {
-    return this.current.state === 'connected' ? '4915112345678@s.whatsapp.net' : undefined;
-  }
-  async link(request: LinkRequest) {
-    this.requests.push(request);
-    this.current = { name: this.name, state: 'linking', since: Date.now() };
-  }
-  async unlink() {
-    this.unlinked += 1;
-    this.current = {
-      name: this.name,
-      state: 'logged-out',
-      since: Date.now(),
-      detail: 'unlinked by the owner',
-    };
-  }
-  offer(link: NonNullable<ChannelStatus['link']>) {
-    this.current = { name: this.name, state: 'linking', since: Date.now(), link };
-  }
-  /** Back to a fresh state for the next test (each test runs alone too). */
-  reset(state: ChannelStatus['state'] = 'logged-out') {
-    this.requests.length = 0;
-    this.unlinked = 0;
-    this.current = { name: this.name, state, since: Date.now() };
-  }
-}
-
-/** A token platform (no linking) whose sends the test can refuse. */
-class TokenChannel implements Channel {
-  readonly name = 'telegram';
-  readonly sent: OutboundMessage[] = [];
-  refuse: string | undefined;
-  async start() {}
-  async stop() {}
-  async send(message: OutboundMessage) {
-    if (this.refuse) throw new Error(this.refuse);
-    this.sent.push(message);
-  }
-  status(): ChannelStatus {
-    return { name: this.name, state: 'connected', since: Date.now() };
-  }
-  ownerChat() {
-    return '42';
-  }
-}
 
 const whatsapp = new DeviceChannel();
 const telegram = new TokenChannel();

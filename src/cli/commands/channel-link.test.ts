@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { capturedIo } from '../../../test/support/captured-io.js';
+import { DeviceChannel, TokenChannel } from '../../../test/support/device-channel.js';
 import { MemorySessionStore } from '../../agent/memory-session-store.js';
 import { MessageBus } from '../../bus/message-bus.js';
-import type { OutboundMessage } from '../../bus/messages.js';
-import type { Channel, ChannelStatus, LinkRequest } from '../../channels/channel.js';
+import type { Channel } from '../../channels/channel.js';
 import { HttpChannel } from '../../channels/http/http-channel.js';
 import { createGateway } from '../../gateway/create-gateway.js';
 import { isLocalToken, newGatewayRecord, writeGatewayRecord } from '../../gateway/gateway-file.js';
@@ -17,43 +17,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/**
- * A linked-device channel driven by the test: `offer` shows a new QR or code, `finish` connects it, as the
- * platform's events would. It stands behind the real gateway and its real routes, reached over HTTP.
- */
-class DeviceChannel implements Channel {
-  readonly name = 'whatsapp';
-  readonly requests: LinkRequest[] = [];
-  readonly sent: OutboundMessage[] = [];
-  unlinked = 0;
-  private current: ChannelStatus = { name: 'whatsapp', state: 'starting', since: 0 };
-  async start() {}
-  async stop() {}
-  async send(message: OutboundMessage) {
-    this.sent.push(message);
-  }
-  status() {
-    return this.current;
-  }
-  ownerChat() {
-    return this.current.state === 'connected' ? '4915112345678@s.whatsapp.net' : undefined;
-  }
-  async link(request: LinkRequest) {
-    this.requests.push(request);
-    this.current = { name: this.name, state: 'linking', since: 1 };
-  }
-  async unlink() {
-    this.unlinked += 1;
-    this.current = { name: this.name, state: 'logged-out', since: 2, detail: 'unlinked by the owner' };
-  }
-  offer(link: ChannelStatus['link']) {
-    this.current = { name: this.name, state: 'linking', since: 1, ...(link ? { link } : {}) };
-  }
-  become(state: ChannelStatus['state'], detail?: string) {
-    this.current = { name: this.name, state, since: 3, ...(detail ? { detail } : {}) };
-  }
-}
 
 /** A home whose gateway.json points at a real gateway serving `channels`; returns the home. */
 async function homeWithGateway(channels: Record<string, Channel>): Promise<string> {
@@ -94,7 +57,7 @@ async function until(check: () => boolean): Promise<void> {
 
 describe('wren channels link', () => {
   it('draws each QR code as it rotates and exits 0 once the phone linked', async () => {
-    const whatsapp = new DeviceChannel();
+    const whatsapp = new DeviceChannel('starting');
     const home = await homeWithGateway({ whatsapp });
     const { out, io } = capturedIo();
     const linking = linkChannel({ home, name: 'whatsapp', io, pollMs: 5 });
@@ -116,7 +79,7 @@ describe('wren channels link', () => {
   });
 
   it('asks for a pairing code for a phone number and prints it', async () => {
-    const whatsapp = new DeviceChannel();
+    const whatsapp = new DeviceChannel('starting');
     const home = await homeWithGateway({ whatsapp });
     const { out, io } = capturedIo();
     const linking = linkChannel({ home, name: 'whatsapp', phone: '+4915112345678', io, pollMs: 5 });
@@ -130,7 +93,7 @@ describe('wren channels link', () => {
   });
 
   it('exits 1 with the reason when the platform logs the device out while linking', async () => {
-    const whatsapp = new DeviceChannel();
+    const whatsapp = new DeviceChannel('starting');
     const home = await homeWithGateway({ whatsapp });
     const { out, io } = capturedIo();
     const linking = linkChannel({ home, name: 'whatsapp', io, pollMs: 5 });
@@ -141,7 +104,7 @@ describe('wren channels link', () => {
   });
 
   it('gives up after the timeout, and stops when interrupted, saying linking goes on', async () => {
-    const whatsapp = new DeviceChannel();
+    const whatsapp = new DeviceChannel('starting');
     const home = await homeWithGateway({ whatsapp });
     const timed = capturedIo();
     expect(await linkChannel({ home, name: 'whatsapp', io: timed.io, pollMs: 5, timeoutMs: 1 })).toBe(1);
@@ -162,7 +125,7 @@ describe('wren channels link', () => {
   });
 
   it('says what is wrong: no such channel (2), not configured (1), a token platform (2), Wren not running (1)', async () => {
-    const home = await homeWithGateway({ telegram: new DeviceChannelWithoutLink() });
+    const home = await homeWithGateway({ telegram: new TokenChannel() });
     const unknown = capturedIo();
     expect(await linkChannel({ home, name: 'myspace', io: unknown.io })).toBe(2);
     expect(unknown.out.stderr).toMatch(/^wren: no channel named myspace \(channels: telegram, email/);
@@ -182,27 +145,10 @@ describe('wren channels link', () => {
   });
 });
 
-/** A token platform: no link/unlink; its owner chat is known. */
-class DeviceChannelWithoutLink implements Channel {
-  readonly name = 'telegram';
-  readonly sent: OutboundMessage[] = [];
-  async start() {}
-  async stop() {}
-  async send(message: OutboundMessage) {
-    this.sent.push(message);
-  }
-  status(): ChannelStatus {
-    return { name: this.name, state: 'connected', since: 0 };
-  }
-  ownerChat() {
-    return '42';
-  }
-}
-
 describe('wren channels unlink and test', () => {
   it('unlinks a device and sends the owner a test message', async () => {
-    const whatsapp = new DeviceChannel();
-    const telegram = new DeviceChannelWithoutLink();
+    const whatsapp = new DeviceChannel('starting');
+    const telegram = new TokenChannel();
     const home = await homeWithGateway({ whatsapp, telegram });
     const tested = capturedIo();
     expect(await testChannel({ home, name: 'telegram', io: tested.io })).toBe(0);
