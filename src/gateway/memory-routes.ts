@@ -174,6 +174,7 @@ function versionRoutes(app: Hono, options: MemoryRouteOptions): void {
       return c.json(problem('bad_request', 'limit must be a whole number from 1 to 1000.'), 400);
     const file = c.req.query('file');
     const listed = options.files.versions({
+      workspace: options.workspace(),
       ...(file ? { file } : {}),
       ...(limit !== undefined ? { limit } : {}),
     });

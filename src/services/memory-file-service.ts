@@ -89,10 +89,14 @@ export interface MemoryFileService {
     | MemoryConflict
     | ServiceFailure
   >;
-  /** Versions newest first, of one instruction file (`file`) or all; `not_found` without history kept. */
+  /**
+   * Versions newest first, of one instruction file (`file`) or all; `not_found` without history kept. With
+   * `workspace`, the files are observed first (a disk edit since the last version is recorded, by `disk`).
+   */
   versions(query: {
     file?: string;
     limit?: number;
+    workspace?: string;
   }): { ok: true; versions: FileVersionEntry[] } | ServiceFailure;
   /** One version with its diff against the one before it (or against `against`, another version's id). */
   version(id: number, against?: number): { ok: true; detail: VersionDetail } | ServiceFailure;

@@ -3,7 +3,12 @@
 import type { Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isInstructionFile, updateInstructionFile } from '../memory/file-history.js';
+import {
+  INSTRUCTION_FILES,
+  isInstructionFile,
+  observeInstructionFile,
+  updateInstructionFile,
+} from '../memory/file-history.js';
 import { unifiedDiff } from '../memory/line-diff.js';
 import { contentHash, type FileVersion } from '../store/file-version-repository.js';
 import type { Stores } from '../store/open-stores.js';
@@ -124,6 +129,10 @@ export function createVersionActions(
         return notFound(
           `${query.file} has no history: versions are kept of MEMORY.md, USER.md, SOUL.md, AGENTS.md, HEARTBEAT.md and skills/<name>/SKILL.md.`,
         );
+      // Listing is a read: what changed on disk since the last version is recorded first.
+      if (query.workspace !== undefined)
+        for (const path of query.file ? [query.file] : INSTRUCTION_FILES)
+          observeInstructionFile({ workspace: query.workspace, path, versions });
       return {
         ok: true,
         versions: versions.list({

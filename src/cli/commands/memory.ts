@@ -6,6 +6,7 @@ import type { ServiceFailure } from '../../services/service-failure.js';
 import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 import { wholeNumber } from '../whole-number.js';
+import { registerMemoryHistory } from './memory-history.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
 const json = (value: unknown) => out(JSON.stringify(value, null, 2));
@@ -44,16 +45,21 @@ async function withHome(home: string, run: (opened: Opened) => Promise<number> |
 }
 
 /**
- * `wren memory search|show|undo-tidy`, `wren memo …`, `wren task …`. Exit codes: 0 ok, 1 not found (or an
+ * `wren memory search|show|undo-tidy|log|diff|revert`, `wren memo …`, `wren task …`. Exit codes: 0 ok, 1 not found (or an
  * undo refused), 2 bad input.
  */
 export function registerMemoryCommands(program: Command, home: () => string): void {
   const memory = program
     .command('memory')
-    .description('search and show what Wren remembers, undo a memory tidy');
+    .description(
+      'search and show what Wren remembers, the history of its instruction files, undo a memory tidy',
+    );
   registerMemorySearch(memory, home);
   registerMemoryShow(memory, home);
   registerUndoTidy(memory, home);
+  registerMemoryHistory(memory, home, (path, run) =>
+    withHome(path, (opened) => run({ ...opened, workspace: opened.config.workspace })),
+  );
   registerMemoCommands(program, home);
   registerTaskCommands(program, home);
 }
