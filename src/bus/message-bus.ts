@@ -23,6 +23,7 @@ export class MessageBus {
   private readonly outboundListeners = new Set<OutboundListener>();
   private readonly deliverers = new Map<string, number>();
   private readonly eventListeners = new Set<Listener<AgentEvent>>();
+  private eventFilter: ((event: AgentEvent) => AgentEvent[]) | undefined;
   private readonly cancelListeners = new Set<Listener<string>>();
   private readonly approvalListeners = new Set<Listener<ApprovalEvent>>();
   private readonly scheduleListeners = new Set<Listener<ScheduleEvent>>();
@@ -110,7 +111,16 @@ export class MessageBus {
   }
 
   publishEvent(event: AgentEvent): void {
-    for (const listener of this.eventListeners) listener(event);
+    for (const passed of this.eventFilter ? this.eventFilter(event) : [event])
+      for (const listener of this.eventListeners) listener(passed);
+  }
+
+  /**
+   * Passes every event through `filter` before any listener sees it (it may hold text back, split or drop
+   * events): the gate redacts streamed text here. One filter; a second call replaces it.
+   */
+  filterEvents(filter: ((event: AgentEvent) => AgentEvent[]) | undefined): void {
+    this.eventFilter = filter;
   }
 
   subscribeEvents(listener: Listener<AgentEvent>): () => void {

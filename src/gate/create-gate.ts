@@ -9,6 +9,7 @@ import { permitVault, vaultReferences } from '../vault/vault-references.js';
 import type { VaultService } from '../vault/vault-service.js';
 import { ApprovalBroker, type ApprovalResult } from './approval-broker.js';
 import { evaluatePolicy, type PolicyDecision, type TaintMark } from './evaluate-policy.js';
+import { createEventRedactor } from './event-redactor.js';
 import type { GateConfig } from './gate-config.js';
 import { Redactor, resolveSecretsInPlace, secretReferences } from './redactor.js';
 import { checkVaultUse } from './vault-check.js';
@@ -95,8 +96,9 @@ export function createGate(deps: GateDeps): Gate {
     timeoutMs: () => current().approvalTimeoutSeconds * 1000,
     ...(deps.now ? { now: deps.now } : {}),
   });
-  // Every stored vault value is redacted from the start, before any call opens one.
+  // Every stored vault value is redacted from the start, before any call opens one, from streamed text too.
   deps.vault?.learn();
+  deps.bus?.filterEvents(createEventRedactor(redactor));
   const detachAnswers = deps.bus?.handleApprovalAnswers((answer) =>
     broker.answer(answer.id, answer.choice, answer.by),
   );
@@ -376,6 +378,7 @@ export function createGate(deps: GateDeps): Gate {
       closed = true;
       detachAnswers?.();
       detachReplays?.();
+      deps.bus?.filterEvents(undefined);
       broker.cancelAll();
     },
   };

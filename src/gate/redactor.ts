@@ -13,6 +13,7 @@ const SECRET_REFERENCE = /\{\{\s*secret:([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
  */
 export class Redactor {
   private pattern: RegExp | undefined;
+  private longestForm = 0;
   private current: string[] = [];
   /** Values of this run (the gateway's local token) that every `update` keeps. */
   private readonly lasting = new Set<string>();
@@ -50,7 +51,27 @@ export class Redactor {
       forms.add(base64.replace(/=+$/, ''));
     }
     const sorted = [...forms].sort((a, b) => b.length - a.length);
+    this.longestForm = sorted[0]?.length ?? 0;
     this.pattern = sorted.length ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined;
+  }
+
+  /** The length of the longest form redacted (0 for none): a stream holds back one character less. */
+  get longest(): number {
+    return this.longestForm;
+  }
+
+  /**
+   * The greatest position at or before `at` where `text` may be cut with no secret form crossing the cut
+   * (the start of a form that would cross it), so each side can be redacted on its own.
+   */
+  safeCut(text: string, at: number): number {
+    if (!this.pattern) return at;
+    let cut = at;
+    for (const match of text.matchAll(this.pattern)) {
+      if (match.index >= cut) break;
+      if (match.index + match[0].length > cut) cut = match.index;
+    }
+    return cut;
   }
 
   /** `text` with every secret replaced. */
