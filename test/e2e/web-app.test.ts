@@ -297,6 +297,9 @@ describe('the web app in Chromium', { timeout: 40_000 }, () => {
       'navigator.serviceWorker.ready.then((registration) => registration.active !== null)',
     );
     expect(active).toBe(true);
+    // The app retries every few seconds by its timers (Playwright's offline switch fires no `online` event),
+    // so the reloaded page runs on a clock the test can move on instead of waiting those seconds out.
+    await page.clock.install();
     await page.context().setOffline(true);
     try {
       await page.reload();
@@ -309,7 +312,8 @@ describe('the web app in Chromium', { timeout: 40_000 }, () => {
     } finally {
       await page.context().setOffline(false);
     }
-    // Back online, it reconnects by itself.
+    // Back online, it reconnects by itself: at its next retry, which the clock reaches at once.
+    await page.clock.fastForward(10_000);
     await page.getByLabel('Message', { exact: true }).waitFor({ timeout: 15_000 });
   });
 });

@@ -52,8 +52,17 @@ channels:
     pairing: true
     api_root: ${telegram.apiRoot}
 `);
-  wren = await startWren(cliEnv(home, { WREN_GATEWAY_TOKEN: GATEWAY_TOKEN, TELEGRAM_BOT_TOKEN: BOT_TOKEN }));
-  browser = await launchChromium();
+  // Both take a second or so: side by side, each kept as it comes up so afterAll stops what did.
+  await Promise.all([
+    startWren(cliEnv(home, { WREN_GATEWAY_TOKEN: GATEWAY_TOKEN, TELEGRAM_BOT_TOKEN: BOT_TOKEN })).then(
+      (started) => {
+        wren = started;
+      },
+    ),
+    launchChromium().then((launched) => {
+      browser = launched;
+    }),
+  ]);
 }, 60_000);
 
 afterAll(async () => {

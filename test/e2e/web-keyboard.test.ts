@@ -69,9 +69,12 @@ async function pressUntilFocused(target: Locator, key: 'Tab' | 'Shift+Tab', limi
   throw new Error(`${limit} × ${key} did not reach the target; focus is on ${await focusedElement()}`);
 }
 
-/** Reaches a link of the main navigation backwards from wherever focus is, and follows it with Enter. */
-async function openPage(label: string): Promise<void> {
-  await pressUntilFocused(navLink(label === 'Approvals' ? /^Approvals/ : label), 'Shift+Tab');
+/**
+ * Reaches a link of the main navigation from wherever focus is (backwards, or forwards: from the composer,
+ * the last stop of the chat, focus wraps round to the top), and follows it with Enter.
+ */
+async function openPage(label: string, key: 'Tab' | 'Shift+Tab' = 'Shift+Tab'): Promise<void> {
+  await pressUntilFocused(navLink(label === 'Approvals' ? /^Approvals/ : label), key);
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { level: 1, name: label === 'Chat' ? /^Chat:/ : label }).waitFor();
 }
@@ -147,7 +150,7 @@ describe('the web app with the keyboard only', { timeout: 40_000 }, () => {
   it('reaches the main navigation with Tab, shows where focus is, and opens a page with Enter', async () => {
     await openSignedIn();
     const reminders = navLink('Reminders');
-    await pressUntilFocused(reminders, 'Shift+Tab');
+    await pressUntilFocused(reminders, 'Tab');
     const ring = await focusRing('document.activeElement');
     expect(visibleRing(ring), `focused nav link: ${JSON.stringify(ring)}`).toBe(true);
     // The ring comes with focus: the same kind of link without focus has none.
@@ -166,7 +169,7 @@ describe('the web app with the keyboard only', { timeout: 40_000 }, () => {
   it('"Skip to content" is the first Tab stop and moves focus to the page without leaving it', async () => {
     await openSignedIn('#/reminders');
     const skip = page.getByText('Skip to content');
-    await pressUntilFocused(skip, 'Shift+Tab');
+    await pressUntilFocused(skip, 'Tab');
     const firstStop = await page.evaluate<boolean>(`(() => {
       const stops = [...document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')].filter(
         (element) => element.tabIndex >= 0 && !element.disabled && element.checkVisibility({ visibilityProperty: true }),
@@ -184,7 +187,7 @@ describe('the web app with the keyboard only', { timeout: 40_000 }, () => {
     page = await pages.open({ context: { viewport: { width: 390, height: 844 } } });
     await page.getByRole('heading', { level: 1 }).waitFor();
     const menu = page.getByRole('button', { name: 'Menu', exact: true });
-    await pressUntilFocused(menu, 'Shift+Tab');
+    await pressUntilFocused(menu, 'Tab');
     await page.keyboard.press('Enter');
     await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('true');
     await navLink('Reminders').waitFor({ state: 'visible' });
@@ -218,7 +221,7 @@ describe('the web app with the keyboard only', { timeout: 40_000 }, () => {
     await expect.poll(() => navLink(/^Approvals/).textContent(), { timeout: 15_000 }).toContain('1');
     expect(existsSync(join(home, 'workspace', 'kb.txt'))).toBe(false);
 
-    await openPage('Approvals');
+    await openPage('Approvals', 'Tab');
     const card = page.getByRole('article', { name: 'Approval: exec' });
     await card.waitFor();
     await pressUntilFocused(card.getByRole('button', { name: 'Once' }), 'Tab');

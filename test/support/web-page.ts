@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Dialog, Page } from 'playwright-core';
 import { afterEach, expect } from 'vitest';
 
 type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
@@ -19,7 +19,10 @@ export interface OpenOptions {
 
 /** Fresh pages for the test that is running; see {@link pagesPerTest}. */
 export interface TestPages {
-  /** A page in a context of its own, its console watched, loaded at `options.at`. */
+  /**
+   * A new document loaded at `options.at`, its console watched: in the file's signed-in tab (plain signed-in
+   * pages), else in a page of a context of its own (signed out, or other context options).
+   */
   open(options?: OpenOptions): Promise<Page>;
 }
 
@@ -47,12 +50,30 @@ async function restore(context: BrowserContext, state: StorageState): Promise<vo
 }
 
 /**
+ * Ends the document a page shows by loading `about:blank`, leaving it as `close()` would: a `beforeunload`
+ * prompt (the memory editor's guard for unsaved text can ask one) is accepted, where Playwright would dismiss
+ * it and keep the page.
+ */
+async function unload(page: Page): Promise<void> {
+  const leave = (dialog: Dialog) => {
+    if (dialog.type() === 'beforeunload') void dialog.accept();
+  };
+  page.on('dialog', leave);
+  try {
+    await page.goto('about:blank');
+  } finally {
+    page.off('dialog', leave);
+  }
+}
+
+/**
  * Gives each test of a browser file its own pages over the browser and gateway the file shares, so any test
- * runs alone (`-t`) or in any order. A context costs a few milliseconds; signing in through the sign-in screen
- * costs a page load, so it happens once per file and later contexts start from its cookie and storage.
- * Registers an `afterEach` that closes the test's contexts and then fails the test if any of its pages logged
- * a console error or threw an uncaught exception (a CSP violation shows up as one), other than the
- * `expectedErrors` — messages the browser logs by itself for an expected outcome, such as a 401 response.
+ * runs alone (`-t`) or in any order. Signing in happens once per file, through the API, and later contexts
+ * start from its cookie and storage; plain signed-in pages load in one tab of that context (see `tab`), since
+ * a page's renderer costs more to start than the app to load.
+ * Registers an `afterEach` that closes the test's contexts (unloads the tab) and then fails the test if any
+ * of its pages logged a console error or threw an uncaught exception (a CSP violation shows up as one), other
+ * than the `expectedErrors` — messages the browser logs by itself for an expected outcome, such as a 401.
  * `setup` is read lazily: the file's `beforeAll` starts the browser and gateway after this is called.
  */
 export function pagesPerTest(setup: {
@@ -66,6 +87,16 @@ export function pagesPerTest(setup: {
   let contexts: BrowserContext[] = [];
   let pages: Page[] = [];
   let problems: string[] = [];
+  /**
+   * The tab of the signed-in context that plain signed-in tests load the app in, one after another. Each
+   * test gets a new document in it (loaded from scratch: its scripts, state and socket are new); between
+   * tests it shows `about:blank`, which ends the last test's document. Cheaper than a new page per test
+   * (starting a page's renderer takes a few hundred milliseconds), and the app keeps nothing per tab: it
+   * uses no sessionStorage and no history state.
+   */
+  let tab: Page | undefined;
+  /** Whether the running test loaded the app in {@link tab}. */
+  let inTab = false;
 
   async function newContext(options: BrowserContextOptions, own = true): Promise<BrowserContext> {
     const context = await setup
@@ -83,18 +114,27 @@ export function pagesPerTest(setup: {
   }
 
   /**
-   * Signs in once, through the sign-in screen as a person would. The context stays open for the file (pages
-   * of plain signed-in tests open in it) and its state seeds the contexts of tests that need other options.
+   * Signs in once per file the way the sign-in screen does — `POST /api/session` with the token, which sets
+   * the session cookie in the context, and the answer's key kept where the app keeps it (`wren.sessionKey`,
+   * see web/src/session-key.ts) — without loading a page for it; each file's own sign-in test goes through
+   * the screen. The context stays open for the file (plain signed-in tests open their pages in it) and its
+   * state seeds the contexts of tests that need other options.
    */
   async function signIn(): Promise<{ context: BrowserContext; state: StorageState }> {
     const context = await newContext({}, false);
-    const page = await context.newPage();
-    await page.goto(setup.url());
-    await page.getByLabel('Gateway token').fill(setup.token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByLabel('Message', { exact: true }).waitFor();
-    const state = await context.storageState();
-    await page.close();
+    const url = setup.url();
+    const response = await context.request.post(`${url}/api/session`, {
+      data: { token: setup.token },
+      headers: { origin: url },
+    });
+    if (!response.ok()) throw new Error(`POST /api/session: ${response.status()} ${await response.text()}`);
+    const { key } = (await response.json()) as { key: string };
+    const { cookies } = await context.storageState();
+    const state: StorageState = {
+      cookies,
+      origins: [{ origin: url, localStorage: [{ name: 'wren.sessionKey', value: key }] }],
+    };
+    await restore(context, state);
     return { context, state };
   }
 
@@ -102,8 +142,13 @@ export function pagesPerTest(setup: {
     const closing = { contexts, pages };
     contexts = [];
     pages = [];
-    // Closed first, so every message the pages logged has arrived before the check.
-    await Promise.all([...closing.pages, ...closing.contexts].map((item) => item.close()));
+    const used = inTab ? tab : undefined;
+    inTab = false;
+    // Closed (the tab: unloaded) first, so every message the pages logged has arrived before the check.
+    await Promise.all([
+      ...[...closing.pages, ...closing.contexts].map((item) => item.close()),
+      ...(used && !used.isClosed() ? [unload(used)] : []),
+    ]);
     const logged = problems;
     problems = [];
     expect(logged, 'console errors and uncaught exceptions of this test’s pages').toEqual([]);
@@ -112,6 +157,7 @@ export function pagesPerTest(setup: {
   return {
     async open(options = {}) {
       let context: BrowserContext;
+      let page: Page | undefined;
       if (options.signedIn === false) context = await newContext(options.context ?? {});
       else {
         signedIn ??= signIn();
@@ -123,10 +169,21 @@ export function pagesPerTest(setup: {
         if (options.context) {
           context = await newContext(options.context);
           await restore(context, session.state);
-        } else context = session.context;
+        } else {
+          context = session.context;
+          // A second page of the same test is a page of its own, so the first stays open; a tab that a test
+          // closed, or that crashed, is replaced.
+          if (!inTab) {
+            if (!tab || tab.isClosed()) tab = await context.newPage();
+            page = tab;
+            inTab = true;
+          }
+        }
       }
-      const page = await context.newPage();
-      pages.push(page);
+      if (!page) {
+        page = await context.newPage();
+        pages.push(page);
+      }
       await page.goto(`${setup.url()}/${options.at ?? ''}`);
       return page;
     },
