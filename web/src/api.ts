@@ -18,11 +18,15 @@ import type {
   McpToggled,
   Memo,
   MemoList,
+  MemoryFileConflict,
   MemoryFileContent,
   MemoryFileList,
   MemoryFileWritten,
   MemoryHistoryPage,
   MemorySearchResults,
+  MemoryVersionDetail,
+  MemoryVersionList,
+  MemoryVersionRestored,
   ModelList,
   ModelTest,
   Onboarding,
@@ -318,8 +322,33 @@ export const listCalendars = (): Promise<CalendarInfo[]> =>
 
 export const listMemoryFiles = () => get<MemoryFileList>('/api/memory').then((r) => r.files);
 export const readMemoryFile = (name: string) => get<MemoryFileContent>(`/api/memory/files/${enc(name)}`);
-export const writeMemoryFile = (name: string, content: string) =>
-  put<MemoryFileWritten>(`/api/memory/files/${enc(name)}`, { content });
+/**
+ * A write that holds only over the text the caller loaded (`If-Match: etag`): a 412 comes back as the
+ * conflict (what the file holds now, who wrote it), never thrown; any other failure throws an ApiError.
+ */
+async function conditional<T>(
+  method: string,
+  path: string,
+  etag: string | undefined,
+  body?: unknown,
+): Promise<{ ok: true; value: T } | { ok: false; conflict: MemoryFileConflict }> {
+  const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/json' };
+  if (etag) headers['if-match'] = etag;
+  const response = await send(method, path, { headers, body: JSON.stringify(body ?? {}) });
+  if (response.status === 412) return { ok: false, conflict: (await response.json()) as MemoryFileConflict };
+  if (!response.ok) {
+    noteUnauthorized(response.status);
+    throw await errorOf(response);
+  }
+  return { ok: true, value: (await response.json()) as T };
+}
+export const saveMemoryFile = (name: string, content: string, etag: string | undefined) =>
+  conditional<MemoryFileWritten>('PUT', `/api/memory/files/${enc(name)}`, etag, { content });
+export const memoryVersions = (file: string, limit = 50) =>
+  get<MemoryVersionList>(`/api/memory/versions${query({ file, limit })}`).then((r) => r.versions);
+export const memoryVersion = (id: number) => get<MemoryVersionDetail>(`/api/memory/versions/${id}`);
+export const restoreMemoryVersion = (id: number, etag: string | undefined) =>
+  conditional<MemoryVersionRestored>('POST', `/api/memory/versions/${id}/restore`, etag);
 export const memoryHistory = (limit = 20, before?: string) =>
   get<MemoryHistoryPage>(`/api/memory/history${query({ limit, before })}`);
 export const searchMemory = (q: string) =>

@@ -1,5 +1,5 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { listMemoryFiles, memoryHistory, readMemoryFile, searchMemory, writeMemoryFile } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import { listMemoryFiles, memoryHistory, searchMemory } from '../api';
 import { Badge, Empty, ErrorNote, Loading, PageHeader, Time } from '../components/common';
 import { Icon } from '../components/icons';
 import { MarkdownView } from '../components/markdown-view';
@@ -8,165 +8,8 @@ import { liveEpoch } from '../live';
 import { hrefOf, navigate } from '../router';
 import { errorText } from '../state';
 import type { MemoryFile, MemoryHistoryEntry, MemorySearchResult } from '../types';
-
-const DESCRIPTIONS: Record<string, string> = {
-  'SOUL.md': 'Who Wren is: its voice and values.',
-  'USER.md': 'What Wren knows about you.',
-  'AGENTS.md': 'How Wren works: standing instructions.',
-  'MEMORY.md': 'Long-term notes Wren keeps from conversations.',
-};
-
-/** Whether the open editor has unsaved text (module level: the nav-away guard reads it). */
-let dirtyFile: string | null = null;
-
-window.addEventListener('beforeunload', (event) => {
-  if (dirtyFile) event.preventDefault();
-});
-
-/** The file's name and purpose, whether it is saved, and the Save button. */
-function EditorHead({
-  name,
-  dirty,
-  savedAt,
-  busy,
-  loaded,
-  onSave,
-}: {
-  name: string;
-  dirty: boolean;
-  savedAt: number | null;
-  busy: boolean;
-  loaded: boolean;
-  onSave: () => void;
-}) {
-  return (
-    <div class="editor-head">
-      <h2 id="editor-title">
-        {name}
-        {dirty ? (
-          <span class="dirty-dot" title="Unsaved changes" aria-hidden="true">
-            •
-          </span>
-        ) : null}
-      </h2>
-      <span class="muted">{DESCRIPTIONS[name]}</span>
-      <span class="spacer" />
-      {/* Only the outcome of a save is announced; "Unsaved changes" is shown, not read out on every edit. */}
-      {dirty ? <span class="editor-state">Unsaved changes</span> : null}
-      <span class="editor-state" role="status">
-        {!dirty && savedAt ? 'Saved' : ''}
-      </span>
-      <button
-        type="button"
-        class={`btn ${dirty ? 'primary' : ''}`}
-        disabled={!loaded || busy}
-        onClick={onSave}
-        title="Save (Ctrl+S)"
-      >
-        {busy ? 'Saving…' : 'Save'}
-      </button>
-    </div>
-  );
-}
-
-/** The file as last read or saved (`saved`, null while loading) and the text being edited. */
-function useMemoryFileText(name: string) {
-  const [saved, setSaved] = useState<string | null>(null);
-  const [text, setText] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [savedAt, setSavedAt] = useState<number | null>(null);
-
-  useEffect(() => {
-    let stale = false;
-    setSaved(null);
-    setError(null);
-    setSavedAt(null);
-    readMemoryFile(name).then(
-      (file) => {
-        if (stale) return;
-        setSaved(file.content);
-        setText(file.content);
-      },
-      (failure) => !stale && setError(errorText(failure)),
-    );
-    return () => {
-      stale = true;
-    };
-  }, [name]);
-
-  return { saved, setSaved, text, setText, error, setError, savedAt, setSavedAt };
-}
-
-/** A plain monospace editor: Save (or Ctrl/Cmd+S) writes the whole file. */
-function FileEditor({ name, onSaved }: { name: string; onSaved: () => void }) {
-  const { saved, setSaved, text, setText, error, setError, savedAt, setSavedAt } = useMemoryFileText(name);
-  const [busy, setBusy] = useState(false);
-  const area = useRef<HTMLTextAreaElement>(null);
-  const dirty = saved !== null && text !== saved;
-
-  useEffect(() => {
-    dirtyFile = dirty ? name : null;
-    return () => {
-      dirtyFile = null;
-    };
-  }, [dirty, name]);
-
-  // Saving an unchanged file is allowed (it rewrites the same text): the button never looks stuck.
-  const save = async () => {
-    if (saved === null || busy) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await writeMemoryFile(name, text);
-      setSaved(text);
-      setSavedAt(Date.now());
-      onSaved();
-    } catch (failure) {
-      setError(errorText(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const onKeyDown = (event: KeyboardEvent) => {
-    if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 's') {
-      event.preventDefault();
-      void save();
-    }
-  };
-
-  const id = 'memory-editor';
-  return (
-    <section class="editor" aria-labelledby="editor-title">
-      <EditorHead
-        name={name}
-        dirty={dirty}
-        savedAt={savedAt}
-        busy={busy}
-        loaded={saved !== null}
-        onSave={save}
-      />
-      <ErrorNote message={error} />
-      {saved === null && !error ? <Loading /> : null}
-      {saved !== null ? (
-        <>
-          <label for={id} class="visually-hidden">
-            Contents of {name}
-          </label>
-          <textarea
-            id={id}
-            ref={area}
-            class="code-editor"
-            spellcheck={false}
-            value={text}
-            onInput={(event) => setText(event.currentTarget.value)}
-            onKeyDown={onKeyDown}
-          />
-        </>
-      ) : null}
-    </section>
-  );
-}
+import { FileEditor, unsavedFile } from './memory/file-editor';
+import { VersionsPanel } from './memory/versions-panel';
 
 function History() {
   const [entries, setEntries] = useState<MemoryHistoryEntry[] | null>(null);
@@ -312,6 +155,9 @@ function Search() {
 export function MemoryPage({ param }: { param: string }) {
   const [files, setFiles] = useState<MemoryFile[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Bumped by a save (the versions list reloads) and by a restore (the editor reloads the file).
+  const [revision, setRevision] = useState(0);
+  const [restored, setRestored] = useState(0);
   const load = () =>
     listMemoryFiles().then(
       (list) => {
@@ -328,6 +174,7 @@ export function MemoryPage({ param }: { param: string }) {
   const tabs = [...(files ?? []).map((file) => file.name), 'history', 'search'];
 
   const go = (event: MouseEvent, target: string) => {
+    const dirtyFile = unsavedFile();
     if (dirtyFile && target !== view && !confirm(`Discard the unsaved changes to ${dirtyFile}?`)) {
       event.preventDefault();
       return;
@@ -373,12 +220,29 @@ export function MemoryPage({ param }: { param: string }) {
             {view === 'search' ? <Search /> : null}
             {file?.problem ? <ErrorNote message={file.problem} /> : null}
             {file && !file.problem ? (
-              <FileEditor key={file.name} name={file.name} onSaved={() => void load()} />
+              <FileEditor
+                key={`${file.name}-${restored}`}
+                name={file.name}
+                onSaved={() => {
+                  setRevision((count) => count + 1);
+                  void load();
+                }}
+              />
             ) : null}
             {file?.updatedAt ? (
               <p class="muted small">
                 Last changed <Time at={file.updatedAt} />
               </p>
+            ) : null}
+            {file && !file.problem ? (
+              <VersionsPanel
+                file={file.name}
+                revision={revision}
+                onRestored={() => {
+                  setRestored((count) => count + 1);
+                  void load();
+                }}
+              />
             ) : null}
             {!file && view !== 'history' && view !== 'search' ? (
               <Empty title="No such memory file">Pick one of the files on the left.</Empty>
