@@ -43,9 +43,17 @@ export async function startWebGateway(options: {
       '',
     ].join('\n'),
   );
-  const wren = await startWren(cliEnv(home, { WREN_GATEWAY_TOKEN: options.token }));
-  const browser = await launchChromium();
-  return { llm, home, wren, browser };
+  // Both at once (each takes a second or more on a busy machine); whichever came up is closed if the other failed.
+  const [wren, browser] = await Promise.allSettled([
+    startWren(cliEnv(home, { WREN_GATEWAY_TOKEN: options.token })),
+    launchChromium(),
+  ]);
+  if (wren.status === 'rejected' || browser.status === 'rejected') {
+    if (wren.status === 'fulfilled') await wren.value.stop();
+    if (browser.status === 'fulfilled') await browser.value.close();
+    throw wren.status === 'rejected' ? wren.reason : (browser as PromiseRejectedResult).reason;
+  }
+  return { llm, home, wren: wren.value, browser: browser.value };
 }
 
 /** True when the newest message of the request is a tool result (the model's step after a tool call). */
