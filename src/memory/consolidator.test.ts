@@ -12,6 +12,7 @@ import {
 } from '../../test/support/memory-kit.js';
 import { estimateTokens } from '../llm/token-estimate.js';
 import { SqliteConsolidationStatusStore } from '../store/consolidation-status-repository.js';
+import { FileVersionRepository } from '../store/file-version-repository.js';
 import { SqliteSessionStore } from '../store/sqlite-session-store.js';
 import { type ConsolidationStage, Consolidator, type ConsolidatorOptions } from './consolidator.js';
 import type { MemoryConfig } from './memory-config.js';
@@ -240,6 +241,30 @@ describe('Consolidator', () => {
     consolidator.maybeConsolidate(session.id);
     await consolidator.idle();
     expect(read('MEMORY.md')).toContain('- Hand-written: allergic to peanuts.\n- Prefers tea.\n');
+  });
+
+  it('records its MEMORY.md change as a version by consolidation, a hand edit meanwhile as its own by disk', async () => {
+    const { store, model, workspace, db, make } = setup({ budget: 1000 });
+    const versions = new FileVersionRepository(db);
+    const consolidator = make({ versions });
+    model.consolidate = () => {
+      const path = join(workspace, 'MEMORY.md');
+      writeFileSync(path, `${readFileSync(path, 'utf8')}- Hand-written: allergic to peanuts.\n`);
+      return saveMemory({ add: ['Prefers tea.'] });
+    };
+    const session = await fill(store, 'a', 8);
+    consolidator.maybeConsolidate(session.id);
+    await consolidator.idle();
+    void consolidator.close(0);
+    const log = versions.list({ path: 'MEMORY.md' });
+    expect(log.map(({ author, note }) => [author, note])).toEqual([
+      ['consolidation', `session ${session.id.slice(0, 8)}: +1 −0`],
+      ['disk', 'first seen'],
+    ]);
+    expect(versions.latest('MEMORY.md')?.content).toContain(
+      '- Hand-written: allergic to peanuts.\n- Prefers tea.\n',
+    );
+    expect(versions.get(log[1]!.id)?.content).toContain('- Hand-written: allergic to peanuts.\n');
   });
 
   it('finishes a consolidation interrupted after its answer was saved, without asking the model again', async () => {
