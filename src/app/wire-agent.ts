@@ -5,6 +5,7 @@ import type { MessageBus } from '../bus/message-bus.js';
 import type { ChannelManager } from '../channels/channel-manager.js';
 import type { WrenConfig } from '../config/wren-config.js';
 import { createGate, type Gate } from '../gate/create-gate.js';
+import { redactingSessionStore } from '../gate/redacting-session-store.js';
 import type { Redactor } from '../gate/redactor.js';
 import type { ChatModel, Usage } from '../llm/types.js';
 import { createMemory, type Memory } from '../memory/create-memory.js';
@@ -122,7 +123,7 @@ export function wireAgent(deps: AgentWiringDeps): AgentWiring {
   let context = contextFor(config());
   const runtime = new AgentRuntime({
     bus,
-    store: stores.sessions,
+    store: redactingSessionStore(stores.sessions, deps.redactor),
     model,
     registry,
     get context() {

@@ -24,6 +24,7 @@ export class MessageBus {
   private readonly deliverers = new Map<string, number>();
   private readonly eventListeners = new Set<Listener<AgentEvent>>();
   private eventFilter: ((event: AgentEvent) => AgentEvent[]) | undefined;
+  private outboundFilter: ((message: OutboundMessage) => OutboundMessage) | undefined;
   private readonly cancelListeners = new Set<Listener<string>>();
   private readonly approvalListeners = new Set<Listener<ApprovalEvent>>();
   private readonly scheduleListeners = new Set<Listener<ScheduleEvent>>();
@@ -55,7 +56,8 @@ export class MessageBus {
     return () => this.cancelListeners.delete(listener);
   }
 
-  publishOutbound(message: OutboundMessage): void {
+  publishOutbound(published: OutboundMessage): void {
+    const message = this.outboundFilter ? this.outboundFilter(published) : published;
     for (const listener of this.outboundListeners) {
       const sent: unknown = listener(message);
       // A face's send failure is its own to log; here it must not become an unhandled rejection.
@@ -121,6 +123,11 @@ export class MessageBus {
    */
   filterEvents(filter: ((event: AgentEvent) => AgentEvent[]) | undefined): void {
     this.eventFilter = filter;
+  }
+
+  /** Passes every outbound message through `filter` before any face sends it (the gate redacts its text). */
+  filterOutbound(filter: ((message: OutboundMessage) => OutboundMessage) | undefined): void {
+    this.outboundFilter = filter;
   }
 
   subscribeEvents(listener: Listener<AgentEvent>): () => void {

@@ -99,6 +99,7 @@ export function createGate(deps: GateDeps): Gate {
   // Every stored vault value is redacted from the start, before any call opens one, from streamed text too.
   deps.vault?.learn();
   deps.bus?.filterEvents(createEventRedactor(redactor));
+  deps.bus?.filterOutbound((message) => ({ ...message, text: redactor.text(message.text) }));
   const detachAnswers = deps.bus?.handleApprovalAnswers((answer) =>
     broker.answer(answer.id, answer.choice, answer.by),
   );
@@ -379,6 +380,7 @@ export function createGate(deps: GateDeps): Gate {
       detachAnswers?.();
       detachReplays?.();
       deps.bus?.filterEvents(undefined);
+      deps.bus?.filterOutbound(undefined);
       broker.cancelAll();
     },
   };

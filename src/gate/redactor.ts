@@ -8,7 +8,7 @@ export const MIN_SECRET_CHARS = 4;
 const SECRET_REFERENCE = /\{\{\s*secret:([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
 /**
- * Replaces every configured secret value (and its URL-encoded and base64 forms) with `[redacted]`. Built once
+ * Replaces every configured secret value (and its URL-encoded, URL-normalised and base64 forms) with `[redacted]`. Built once
  * per set of secrets; `update` swaps the set after a config reload. Safe to hand to the logger.
  */
 export class Redactor {
@@ -46,6 +46,8 @@ export class Redactor {
       if (value.length < MIN_SECRET_CHARS) continue;
       forms.add(value);
       forms.add(encodeURIComponent(value));
+      // As a URL parser normalises it (spaces → %20, `+` and `/` kept): how a final URL shows it.
+      forms.add(encodeURI(value));
       const base64 = Buffer.from(value).toString('base64');
       forms.add(base64);
       forms.add(base64.replace(/=+$/, ''));

@@ -157,7 +157,7 @@ describe('the gate and the vault', () => {
     kit.vault.set('API_TOKEN', VALUE, { hosts: ['127.0.0.1'] });
     const outcome = await kit.call('web_fetch', { url: `${base}/q?key={{vault:API_TOKEN}}` });
     expect(outcome.result.isError).toBeFalsy();
-    expect(seen.at(-1)?.url).toBe(`/q?key=${VALUE}`);
+    expect(seen.at(-1)?.url).toBe(`/q?key=${encodeURIComponent(VALUE)}`);
     expect(JSON.stringify(outcome)).not.toContain(VALUE);
   });
 

@@ -202,7 +202,8 @@ export function createWebFetchTool(config: WebConfig['fetch'], deps: WebFetchDep
         if (!args.headers && vaultReferences(args.url).length === 0)
           return present(args.url, await load(args.url, offset, signal), offset);
         // Secrets are opened only now, after the gate decided on the host it saw.
-        const url = resolveVault(args.url, opener);
+        // In the URL the value goes encoded as one component (a query value or a path segment).
+        const url = resolveVault(args.url, opener && ((name: string) => encodeURIComponent(opener(name))));
         if (hostOf({ url }) !== hostOf(args))
           throw new ToolError('With the secret in it the URL names another host; it was not fetched.');
         const headers = checkedHeaders(resolveVault(args.headers ?? {}, opener));
