@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Tool } from '../agent/tool.js';
 import type { ToolRegistry } from '../agent/tool-registry.js';
@@ -7,6 +6,7 @@ import { createCalendarFeature } from '../calendar/calendar-feature.js';
 import type { MailTrigger } from '../channels/email/email-channel.js';
 import type { WrenConfig } from '../config/wren-config.js';
 import type { ChatModel } from '../llm/types.js';
+import { readInstructionFile } from '../memory/file-history.js';
 import { BACKUP_KIND, backupSource, backupTask, type ScheduledBackups } from '../proactive/backup-source.js';
 import { createProactive, type Proactive } from '../proactive/create-proactive.js';
 import { cronSource } from '../proactive/cron-source.js';
@@ -110,7 +110,13 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
         heartbeatSource({
           config: () => config().proactive,
           timezone,
-          heartbeat: () => readHeartbeat(config().workspace),
+          // Read through the file history: an edit of HEARTBEAT.md on disk becomes a version at the next tick.
+          heartbeat: () =>
+            readInstructionFile({
+              workspace: config().workspace,
+              path: HEARTBEAT_FILE,
+              versions: stores.fileVersions,
+            }),
           outbox,
         }),
         tidy.source(outbox),
@@ -190,15 +196,6 @@ function registerSchedulingTools(
     ...deps.extra,
   ])
     options.registry.register(tool);
-}
-
-/** HEARTBEAT.md of the workspace, '' when there is none. */
-function readHeartbeat(workspace: string): string {
-  try {
-    return readFileSync(join(workspace, HEARTBEAT_FILE), 'utf8');
-  } catch {
-    return '';
-  }
 }
 
 /** jobs.yaml (cron jobs): read at every tick when it changed, and at once on a file event (with `watch`). */

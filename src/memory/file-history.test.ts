@@ -156,4 +156,12 @@ describe('file history', () => {
     expect(versions.latest('AGENTS.md')?.content).toBe('# Standing instructions\n- Be very brief.\n');
     expect(versions.list().map((version) => version.path)).toEqual(['AGENTS.md', 'AGENTS.md']);
   });
+
+  it('still returns the file when the history cannot be written (the reader never loses its file)', () => {
+    const { workspace, versions, db } = setup();
+    writeFileSync(join(workspace, 'HEARTBEAT.md'), '- check the mail\n');
+    db.close();
+    expect(readInstructionFile({ workspace, path: 'HEARTBEAT.md', versions })).toBe('- check the mail\n');
+    observeInstructionFile({ workspace, path: 'HEARTBEAT.md', versions });
+  });
 });

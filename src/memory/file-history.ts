@@ -84,7 +84,11 @@ export function readInstructionFile(options: {
   } catch {
     return '';
   }
-  if (options.versions) observeStamped(options.versions, options.path, stamp, text);
+  try {
+    if (options.versions) observeStamped(options.versions, options.path, stamp, text);
+  } catch {
+    // best effort: a database failure costs this observation, never the reader its file
+  }
   return text;
 }
 
