@@ -246,7 +246,7 @@ describe('memory in the runtime', () => {
   });
 
   it('/memory shows the facts and /forget removes one only after confirmation', async () => {
-    const { send, read, workspace } = compose(new SplitModel());
+    const { send, read, workspace, db } = compose(new SplitModel());
     const path = join(workspace, 'MEMORY.md');
     writeFileSync(path, `${read('MEMORY.md')}- Likes green tea.\n- Works at Acme as a nurse.\n`);
     expect((await send('/memory')).text).toContain('- Likes green tea.');
@@ -263,5 +263,12 @@ describe('memory in the runtime', () => {
     expect(read('MEMORY.md')).not.toContain('green tea');
     expect(read('MEMORY.md')).toContain('- Works at Acme as a nurse.');
     expect((await send('/help')).text).toMatch(/\/forget/);
+    // The file as first seen (with the hand edit) is the disk baseline; the removal a version by /forget.
+    expect(
+      openStores(db)
+        .fileVersions.list({ path: 'MEMORY.md' })
+        .map(({ author, note }) => `${author}: ${note}`)
+        .slice(0, 2),
+    ).toEqual(['/forget: 1 line(s) removed', 'disk: first seen']);
   });
 });

@@ -243,6 +243,16 @@ describe('undoTidy', () => {
     });
     expect(undone).toEqual({ tidiedAt: '2026-06-02 03:00', forced: false, merged: 1, removed: 1 });
     expect(read('MEMORY.md')).toBe(BEFORE);
+    // Both are versions of MEMORY.md, each by its author, over the file as the tidy first saw it.
+    expect(
+      openStores(db)
+        .fileVersions.list({ path: 'MEMORY.md' })
+        .map(({ author, note }) => `${author}: ${note}`),
+    ).toEqual([
+      'tidy-undo: undo the memory tidy of 2026-06-02 03:00',
+      'tidy: merged 2 lines into 1 and dropped 1 contradicted line',
+      'disk: first seen',
+    ]);
     expect(read('HISTORY.md')).toMatch(
       /## 2026-06-02 08:15 · memory tidy undone\n<!-- wren:tidy-undo key=tidy:2026-06-02T03:00:00\.000Z -->\nRestored MEMORY\.md as it was before the memory tidy of 2026-06-02 03:00 \(`wren memory undo-tidy`\)\.\n$/,
     );
