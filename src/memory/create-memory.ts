@@ -8,7 +8,7 @@ import { createMemoService, type MemoService } from '../services/memo-service.js
 import { createTaskService, type TaskService } from '../services/task-service.js';
 import type { Stores } from '../store/open-stores.js';
 import { Consolidator, type ConsolidatorOptions } from './consolidator.js';
-import { isInstructionFile, observeInstructionText } from './file-history.js';
+import { isInstructionFile, observeInstructionText, recordInstalled } from './file-history.js';
 import { createMemoryCommands } from './memory-commands.js';
 import type { MemoryConfig } from './memory-config.js';
 import { type MemorySearcher, searchMemory } from './memory-search.js';
@@ -160,7 +160,12 @@ export function createMemory(deps: MemoryDeps): Memory {
     },
     async start() {
       const workspace = deps.workspace();
-      if (existsSync(workspace)) installBuiltInSkills(workspace);
+      if (existsSync(workspace))
+        for (const name of installBuiltInSkills(workspace)) {
+          const path = `skills/${name}/SKILL.md`;
+          // A built-in skill's first version says where it came from (not "first seen on disk").
+          if (versions) recordInstalled(versions, workspace, path);
+        }
       semantic?.start();
       await consolidator.recover();
     },

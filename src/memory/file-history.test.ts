@@ -115,7 +115,7 @@ describe('file history', () => {
     expect(versions.list()).toEqual([]);
   });
 
-  it('records the owner’s edit of a prompt file at the next turn’s prompt, once', () => {
+  it('records the owner’s edit of a prompt file at the next turn’s prompt, once', async () => {
     const { workspace, stores, db, log } = setup();
     const memory = createMemory({
       stores,
@@ -126,6 +126,8 @@ describe('file history', () => {
       historyBudget: () => 10_000,
       env: { PATH: '' },
     });
+    await memory.start();
+    expect(log('skills/summarize-url/SKILL.md')).toEqual(['built-in']);
     const context = new ContextBuilder({ workspace, ...memory.contextOptions() });
     context.system();
     expect(log('MEMORY.md')).toEqual(['disk: first seen']);
@@ -140,6 +142,8 @@ describe('file history', () => {
     expect(log('MEMORY.md')).toEqual(['disk: changed on disk', 'disk: first seen']);
     expect(log('AGENTS.md')).toEqual(['disk: first seen']);
     expect(log('skills/tea/SKILL.md')).toEqual(['disk: first seen']);
+    expect(log('skills/summarize-url/SKILL.md')).toEqual(['built-in']);
+    await memory.close(0);
   });
 
   it('records the model’s write_file and edit_file of an instruction file by the tool, other files not', async () => {

@@ -137,6 +137,15 @@ export function recordToolWrite(
   };
 }
 
+/** Records a file Wren just installed (a built-in skill) as its first version, by `built-in`. */
+export function recordInstalled(versions: FileVersionStore, workspace: string, path: string): void {
+  try {
+    versions.record({ path, content: readFileSync(join(workspace, path), 'utf8'), author: 'built-in' });
+  } catch {
+    // best effort: the next read records it as first seen
+  }
+}
+
 export interface InstructionWrite {
   workspace: string;
   /** Relative to the workspace: `MEMORY.md`, `skills/<name>/SKILL.md`. */
