@@ -25,8 +25,11 @@ export interface GatewayOptions {
   startedAt: number;
   /** Unexpected failures (logged by the caller; the client gets a generic message). */
   onError?: (error: Error) => void;
-  /** The approval gate: pending approvals, grants and the audit log. Without it those routes answer 503. */
-  gate?: Pick<Gate, 'approvals' | 'grants' | 'audit'>;
+  /**
+   * The approval gate: pending approvals, grants and the audit log (without it those routes answer 503), and
+   * the vault (`/api/vault…`, not mounted without one).
+   */
+  gate?: Pick<Gate, 'approvals' | 'grants' | 'audit' | 'vault'>;
   /** Background subagents: `GET /api/subagents`, `DELETE /api/subagents/:id`. */
   subagents?: { list(): unknown[]; cancel(id: string): boolean };
   /** Folders `GET /api/files/<path>` may serve from (the workspace first); without it the route answers 404. */

@@ -22,6 +22,7 @@ import { sessionHistoryRoutes } from './session-history-routes.js';
 import { type SessionRouteOptions, sessionCookie, sessionRoutes, signInRoutes } from './session-routes.js';
 import { statusRoutes } from './status-routes.js';
 import { turnRoutes } from './turn-routes.js';
+import { vaultRoutes } from './vault-routes.js';
 import { webAppRoutes } from './web-app-routes.js';
 
 /** What the gateway keeps of its mounted routes: the WebSocket's handles and the lazy groups' loader. */
@@ -105,6 +106,7 @@ function mountOwnerApi(app: Hono, options: GatewayOptions): void {
   if (options.pairings) app.route('/', pairingRoutes(options.pairings));
   if (options.calendars) app.route('/', calendarRoutes(options.calendars));
   if (options.channelControls) app.route('/', channelRoutes(options.channelControls));
+  if (options.gate?.vault) app.route('/', vaultRoutes(options.gate.vault));
 }
 
 /**
