@@ -404,3 +404,26 @@ export const addPushSubscription = (subscription: PushSubscriptionJSON) =>
   post<unknown>('/api/push/subscriptions', subscription);
 export const removePushSubscription = (endpoint: string) =>
   del<unknown>('/api/push/subscriptions', { endpoint });
+
+// --- Vault -------------------------------------------------------------------------------------------------
+
+/** Where a vault secret may go (see docs/vault.md). */
+export interface VaultBindings {
+  hosts?: string[];
+  programs?: string[];
+  mcp?: string[];
+}
+/** A vault secret as the gateway shows it: never its value. */
+export interface VaultSecret {
+  name: string;
+  bindings: VaultBindings;
+  createdAt: number;
+  updatedAt: number;
+  usedAt?: number;
+}
+
+export const listVault = () => get<{ secrets: VaultSecret[] }>('/api/vault').then((r) => r.secrets);
+/** Stores (or replaces) a secret; the answer never holds the value. */
+export const putVaultSecret = (name: string, value: string, bindings: VaultBindings) =>
+  put<{ secret: VaultSecret }>(`/api/vault/${enc(name)}`, { value, bindings }).then((r) => r.secret);
+export const removeVaultSecret = (name: string) => del<undefined>(`/api/vault/${enc(name)}`);

@@ -13,6 +13,7 @@ import { McpSection } from './settings/mcp-section';
 import { ModelsSection } from './settings/models-section';
 import { NotificationsSection } from './settings/notifications-section';
 import { PreferencesSection } from './settings/preferences-section';
+import { VaultSection } from './settings/vault-section';
 
 export function SettingsPage() {
   const [status, setStatus] = useState<Status | null>(null);
@@ -44,6 +45,7 @@ export function SettingsPage() {
       <ChannelsSection status={status} />
       <CalendarsSection />
       <McpSection />
+      <VaultSection />
       <BackupSection />
       <AboutSection status={status} />
     </div>
