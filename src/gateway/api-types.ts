@@ -541,7 +541,13 @@ export interface MemoryVersionDetail {
   previousId?: number;
   diff: string;
 }
-export type MemoryVersionRestored = { path: string; etag: string; versionId?: number; changed: boolean };
+export type MemoryVersionRestored = {
+  path: string;
+  etag: string;
+  size: number;
+  versionId?: number;
+  changed: boolean;
+};
 export interface MemoryHistoryPage {
   entries: MemoryHistoryEntry[];
   /** Pass as `before` for the next, older page; absent on the last one. */

@@ -208,7 +208,7 @@ function versionRoutes(app: Hono, options: MemoryRouteOptions): void {
     if (!restored.ok)
       return restored.code === 'conflict' ? conflictResponse(c, restored) : failureResponse(c, restored);
     const { ok: _ok, ...answer } = restored;
-    options.onEdit?.({ name: restored.path, size: -1 });
+    options.onEdit?.({ name: restored.path, size: restored.size });
     c.header('ETag', quoted(restored.etag));
     return c.json({ ...answer, etag: quoted(restored.etag) } satisfies Api.MemoryVersionRestored);
   });

@@ -109,7 +109,7 @@ export interface MemoryFileService {
     id: number,
     options?: WriteOptions,
   ): Promise<
-    | { ok: true; path: string; etag: string; versionId?: number; changed: boolean }
+    | { ok: true; path: string; etag: string; size: number; versionId?: number; changed: boolean }
     | MemoryConflict
     | ServiceFailure
   >;

@@ -177,6 +177,7 @@ export function createVersionActions(
         ok: true,
         path: version.path,
         etag: version.sha256,
+        size: Buffer.byteLength(version.content, 'utf8'),
         changed: result.written.changed || before?.sha256 !== version.sha256,
         ...(versionId ? { versionId } : {}),
       };
