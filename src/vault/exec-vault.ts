@@ -6,9 +6,12 @@ import {
   vaultReferences,
 } from './vault-references.js';
 
-/** Names `env` may not set: they change how the shell or the loader behaves before the command runs. */
+/**
+ * Names `env` may not set: they change how the shell, the loader or an interpreter behaves before or beside
+ * the command (code the command analysis never saw).
+ */
 const RESERVED_ENV =
-  /^(PATH|HOME|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|CDPATH|GLOBIGNORE|LD_.*|DYLD_.*|BASH_FUNC_.*|WREN_.*)$/;
+  /^(PATH|HOME|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|CDPATH|GLOBIGNORE|NODE_OPTIONS|RUBYOPT|RUBYLIB|PERLLIB|LESSOPEN|LESSCLOSE|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|LD_.*|DYLD_.*|BASH_FUNC_.*|WREN_.*|PYTHON.*|PERL5.*|GIT_.*)$/i;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /** The variable that carries a secret referenced in an exec command (the value never enters shell source). */
@@ -32,6 +35,9 @@ export function execVaultPlan(
       throw new ToolError(
         `env may not set ${name.slice(0, 80)}: pick a plain name of your own (e.g. API_TOKEN).`,
       );
+    // `env` carries secrets only; a plain variable belongs in the command, where the analysis sees it.
+    if (vaultReferences(value).length === 0)
+      throw new ToolError(`env ${name} holds no {{vault:NAME}}; set plain variables in the command itself.`);
     extra[name] = resolveVault(value, opener);
   }
   const names = vaultReferences(command);
