@@ -5,14 +5,13 @@ import type { ApprovalAnswerResult, ApprovalChoice, ApprovalRequest } from '../b
 import type { AuditEntry, AuditQuery, NewAuditEntry } from '../store/audit-repository.js';
 import type { Grant, NewGrant } from '../store/grant-repository.js';
 import type { Stores } from '../store/open-stores.js';
-import { permitVault, vaultReferences } from '../vault/vault-references.js';
 import type { VaultService } from '../vault/vault-service.js';
 import { ApprovalBroker, type ApprovalResult } from './approval-broker.js';
 import { evaluatePolicy, type PolicyDecision, type TaintMark } from './evaluate-policy.js';
 import { createEventRedactor } from './event-redactor.js';
 import type { GateConfig } from './gate-config.js';
 import { Redactor, resolveSecretsInPlace, secretReferences } from './redactor.js';
-import { checkVaultUse } from './vault-check.js';
+import { checkVaultUse, escalateVaultUse, permitVaultUse } from './vault-check.js';
 
 export interface GateDeps {
   /** Read at every call, so config reloads apply to the next call. */
@@ -132,16 +131,7 @@ export function createGate(deps: GateDeps): Gate {
 
   const allow = (tool: Tool, args: Record<string, unknown>, config: GateConfig, notice?: string): Verdict => {
     if (tool.acceptsSecrets) resolveSecretsInPlace(args, config.secrets);
-    // Vault values are not put into the arguments: the call's execute opens them (and only the names it
-    // was decided with), so what the audit, the transcript and the approval show keeps `{{vault:NAME}}`.
-    const names = new Set(vaultReferences(args));
-    const { vault } = deps;
-    if (names.size > 0 && vault)
-      permitVault(args, (name) => {
-        if (!names.has(name))
-          throw new Error(`vault secret ${name} was not part of the call the gate let through`);
-        return vault.open(name);
-      });
+    if (deps.vault) permitVaultUse(args, deps.vault);
     return notice ? { allow: true, notice: redactor.text(notice) } : { allow: true };
   };
 
@@ -300,15 +290,7 @@ export function createGate(deps: GateDeps): Gate {
       taint: marks,
       config,
     });
-    // A vault secret going outside its bindings, or used after untrusted content, asks, whatever the rules
-    // and grants say: it may be approved once; binding the secret is how the owner makes it standing.
-    if ('dangers' in vaultUse && vaultUse.dangers.length > 0 && decision.action !== 'deny') {
-      const reason = `Danger signature: ${vaultUse.dangers.join('; ')}.`;
-      if (decision.action === 'allow') Object.assign(decision, { action: 'ask', rule: 'vault', reason });
-      else decision.reason = `${decision.reason} ${reason}`;
-      decision.onceOnly = true;
-      assessment = { ...assessment, signatures: [...(assessment.signatures ?? []), ...vaultUse.dangers] };
-    }
+    assessment = escalateVaultUse(decision, vaultUse, assessment);
     if (decision.action === 'deny') {
       record(tool, args, ctx, {
         rule: decision.rule,

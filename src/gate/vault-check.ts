@@ -1,7 +1,8 @@
 import type { Tool, ToolAssessment } from '../agent/tool.js';
 import type { VaultBindings } from '../store/vault-repository.js';
-import { vaultReferences } from '../vault/vault-references.js';
-import { globMatch, type TaintMark } from './evaluate-policy.js';
+import { permitVault, vaultReferences } from '../vault/vault-references.js';
+import type { VaultService } from '../vault/vault-service.js';
+import { globMatch, type PolicyDecision, type TaintMark } from './evaluate-policy.js';
 
 /** What the gate learns about a call's `{{vault:…}}` references before it decides. */
 export type VaultCheck =
@@ -68,4 +69,36 @@ export function checkVaultUse(input: {
     );
   }
   return { names, dangers };
+}
+
+/**
+ * A vault secret going outside its bindings, or used after untrusted content, asks whatever the rules and
+ * grants say (rule `vault`, approvable once: binding the secret is how the owner makes a use standing).
+ * Mutates `decision`; returns the assessment with the dangers added, for what the approval shows.
+ */
+export function escalateVaultUse(
+  decision: PolicyDecision,
+  use: VaultCheck,
+  assessment: ToolAssessment,
+): ToolAssessment {
+  if (!('dangers' in use) || use.dangers.length === 0 || decision.action === 'deny') return assessment;
+  const reason = `Danger signature: ${use.dangers.join('; ')}.`;
+  if (decision.action === 'allow') Object.assign(decision, { action: 'ask', rule: 'vault', reason });
+  else decision.reason = `${decision.reason} ${reason}`;
+  decision.onceOnly = true;
+  return { ...assessment, signatures: [...(assessment.signatures ?? []), ...use.dangers] };
+}
+
+/**
+ * For a call the gate let through: its execute may open the secrets it references, and only those. Values
+ * are never put into the arguments, so the audit, the transcript and approvals keep `{{vault:NAME}}`.
+ */
+export function permitVaultUse(args: Record<string, unknown>, vault: Pick<VaultService, 'open'>): void {
+  const names = new Set(vaultReferences(args));
+  if (names.size === 0) return;
+  permitVault(args, (name) => {
+    if (!names.has(name))
+      throw new Error(`vault secret ${name} was not part of the call the gate let through`);
+    return vault.open(name);
+  });
 }
