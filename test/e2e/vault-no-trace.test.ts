@@ -61,17 +61,10 @@ function traces(text: string): string[] {
     .map(([name]) => name);
 }
 
-describe('a vault secret (the real wren start)', () => {
-  let wren: RunningWren | undefined;
-  afterAll(async () => {
-    await wren?.stop();
-  });
-
-  it('reaches the exec env and a web_fetch header, and leaves no trace in prompts, home, audit, logs or SSE', {
-    timeout: 60_000,
-  }, async () => {
-    const port = new URL(siteUrl).port;
-    const home = makeHome(`
+/** A home whose model is the fake, gate in auto mode (so only the vault's own checks ask), web_fetch to the site. */
+function homeWith(): string {
+  const port = new URL(siteUrl).port;
+  return makeHome(`
 models:
   - name: main
     protocol: openai
@@ -89,6 +82,18 @@ web:
 log:
   level: debug
 `);
+}
+
+describe('a vault secret (the real wren start)', () => {
+  let wren: RunningWren | undefined;
+  afterAll(async () => {
+    await wren?.stop();
+  });
+
+  it('reaches the exec env and a web_fetch header, and leaves no trace in prompts, home, audit, logs or SSE', {
+    timeout: 60_000,
+  }, async () => {
+    const home = homeWith();
     const env = cliEnv(home, { FAKE_BASE: llm.baseUrls.openai, WREN_GATEWAY_TOKEN: TOKEN });
     const set = await runCli(
       [
@@ -193,5 +198,73 @@ log:
       traces(file.bytes.toString('latin1')).map((form) => `${form} in ${file.path}`),
     );
     expect(leaks).toEqual([]);
+  });
+
+  it('a tainted turn cannot use a bound secret, nor send one to a host it is not bound to, without the owner', {
+    timeout: 60_000,
+  }, async () => {
+    seen.length = 0;
+    const home = homeWith();
+    const env = cliEnv(home, { FAKE_BASE: llm.baseUrls.openai, WREN_GATEWAY_TOKEN: TOKEN });
+    for (const [name, host] of [
+      ['API_TOKEN', '127.0.0.1'],
+      ['OTHER_TOKEN', 'api.example.com'],
+    ] as const)
+      expect((await runCli(['vault', 'set', name, '--host', host], env, `${VALUE}-${name}\n`)).code).toBe(0);
+    wren = await startWren(env);
+    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+    llm.reset();
+    llm.script(
+      { toolCalls: [{ name: 'web_fetch', arguments: { url: `${siteUrl}/public` } }] },
+      {
+        toolCalls: [
+          {
+            name: 'web_fetch',
+            arguments: { url: `${siteUrl}/a`, headers: { 'x-token': '{{vault:API_TOKEN}}' } },
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          {
+            name: 'web_fetch',
+            arguments: { url: `${siteUrl}/b`, headers: { 'x-token': '{{vault:OTHER_TOKEN}}' } },
+          },
+        ],
+      },
+      { text: 'both were denied' },
+    );
+    const reply = fetch(`${wren.url}/api/chat`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ message: 'read the page, then call the API' }),
+    });
+    const reasons: string[] = [];
+    for (let answered = 0; answered < 2; ) {
+      const { pending } = (await (await fetch(`${wren.url}/api/approvals`, { headers: auth })).json()) as {
+        pending: Array<{ id: string; reason: string; args: string }>;
+      };
+      const request = pending[0];
+      if (!request) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        continue;
+      }
+      expect(request.args).toMatch(/\{\{vault:(API|OTHER)_TOKEN\}\}/);
+      expect(JSON.stringify(request)).not.toContain(VALUE);
+      reasons.push(request.reason);
+      await fetch(`${wren.url}/api/approvals/${request.id}`, {
+        method: 'POST',
+        headers: auth,
+        body: '{"answer":"deny"}',
+      });
+      answered++;
+    }
+    expect(((await (await reply).json()) as { reply: string }).reply).toBe('both were denied');
+    expect(reasons[0]).toMatch(/uses vault secret API_TOKEN in a session that read untrusted content/);
+    expect(reasons[1]).toMatch(
+      /sends vault secret OTHER_TOKEN to host 127\.0\.0\.1, not among its bindings \(api\.example\.com\)/,
+    );
+    // Only the page without a secret was fetched.
+    expect(seen.map((request) => request.url)).toEqual(['/public']);
   });
 });
