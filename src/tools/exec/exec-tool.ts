@@ -58,9 +58,7 @@ const parameters = z
     env: z
       .record(z.string(), z.string())
       .optional()
-      .describe(
-        'Extra variables; values may hold {{vault:NAME}} (a stored secret, e.g. "$API_TOKEN" in the command)',
-      ),
+      .describe('Vault secrets as variables: {"T": "{{vault:NAME}}"}, used as "$T"'),
   })
   .strict();
 

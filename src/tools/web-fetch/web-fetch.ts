@@ -14,10 +14,7 @@ const parameters = z
   .object({
     url: z.string().min(1),
     offset: z.number().int().min(0).optional(),
-    headers: z
-      .record(z.string(), z.string())
-      .optional()
-      .describe('Request headers; values may hold {{vault:NAME}} (a stored secret)'),
+    headers: z.record(z.string(), z.string()).optional().describe('Headers; values may hold {{vault:NAME}}'),
   })
   .strict();
 
