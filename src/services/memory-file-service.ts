@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { observeInstructionText } from '../memory/file-history.js';
 import { parseHistoryEntries } from '../memory/history-file.js';
 import type { UndoTidyResult } from '../memory/tidy/undo-tidy.js';
-import { contentHash, type FileVersionEntry } from '../store/file-version-repository.js';
+import { contentHash } from '../store/file-version-repository.js';
 import type { Stores } from '../store/open-stores.js';
 import { O_NOFOLLOW } from '../tools/fs/open-folder.js';
 import {
   createVersionActions,
   guardedWrite,
   type MemoryConflict,
+  type MemoryVersionActions,
   pathRefusal,
   refusal,
   type VersionDetail,
@@ -64,7 +65,7 @@ export interface HistoryItem {
  * a FIFO or a file with several hard links at a memory file's place (`refused`): the other end may be a file
  * outside the workspace. A name other than the four is `not_found`.
  */
-export interface MemoryFileService {
+export interface MemoryFileService extends MemoryVersionActions {
   list(workspace: string): Promise<MemoryFileInfo[]>;
   /** The file's text ('' when missing). */
   read(
@@ -86,30 +87,6 @@ export interface MemoryFileService {
     options?: WriteOptions,
   ): Promise<
     | { ok: true; name: MemoryFileName; size: number; etag: string; versionId?: number }
-    | MemoryConflict
-    | ServiceFailure
-  >;
-  /**
-   * Versions newest first, of one instruction file (`file`) or all; `not_found` without history kept. With
-   * `workspace`, the files are observed first (a disk edit since the last version is recorded, by `disk`).
-   */
-  versions(query: {
-    file?: string;
-    limit?: number;
-    workspace?: string;
-  }): { ok: true; versions: FileVersionEntry[] } | ServiceFailure;
-  /** One version with its diff against the one before it (or against `against`, another version's id). */
-  version(id: number, against?: number): { ok: true; detail: VersionDetail } | ServiceFailure;
-  /**
-   * Writes version `id`'s text back as the file's newest version, by `author` (default `revert`) with note
-   * `revert to #id`; `ifMatch` as for replace. `not_found` for an unknown id.
-   */
-  restore(
-    workspace: string,
-    id: number,
-    options?: WriteOptions,
-  ): Promise<
-    | { ok: true; path: string; etag: string; size: number; versionId?: number; changed: boolean }
     | MemoryConflict
     | ServiceFailure
   >;

@@ -10,9 +10,8 @@ import {
   updateInstructionFile,
 } from '../memory/file-history.js';
 import { unifiedDiff } from '../memory/line-diff.js';
-import { contentHash, type FileVersion } from '../store/file-version-repository.js';
+import { contentHash, type FileVersion, type FileVersionEntry } from '../store/file-version-repository.js';
 import type { Stores } from '../store/open-stores.js';
-import type { MemoryFileService } from './memory-file-service.js';
 import { invalid, notFound, refused, type ServiceFailure } from './service-failure.js';
 
 /**
@@ -118,10 +117,38 @@ export async function guardedWrite(
   return { ok: true as const, written };
 }
 
+export type { FileVersionEntry };
+
+/** The history actions of the memory-file service (see MemoryFileService, which extends this). */
+export interface MemoryVersionActions {
+  /**
+   * Versions newest first, of one instruction file (`file`) or all; `not_found` without history kept. With
+   * `workspace`, the files are observed first (a disk edit since the last version is recorded, by `disk`).
+   */
+  versions(query: {
+    file?: string;
+    limit?: number;
+    workspace?: string;
+  }): { ok: true; versions: FileVersionEntry[] } | ServiceFailure;
+  /** One version with its diff against the one before it (or against `against`, another version's id). */
+  version(id: number, against?: number): { ok: true; detail: VersionDetail } | ServiceFailure;
+  /**
+   * Writes version `id`'s text back as the file's newest version, by `author` (default `revert`) with note
+   * `revert to #id`; `ifMatch` as for replace. `not_found` for an unknown id.
+   */
+  restore(
+    workspace: string,
+    id: number,
+    options?: WriteOptions,
+  ): Promise<
+    | { ok: true; path: string; etag: string; size: number; versionId?: number; changed: boolean }
+    | MemoryConflict
+    | ServiceFailure
+  >;
+}
+
 /** `versions`, `version` and `restore` of the memory-file service over the home's file history. */
-export function createVersionActions(
-  versions: Versions | undefined,
-): Pick<MemoryFileService, 'versions' | 'version' | 'restore'> {
+export function createVersionActions(versions: Versions | undefined): MemoryVersionActions {
   return {
     versions(query) {
       if (!versions) return noHistory();

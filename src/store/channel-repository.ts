@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import type { ChannelStore, Pairing, PairingAsk } from './ports.js';
 
 /** Pairing codes live an hour; at most this many wait per channel. */
@@ -157,5 +158,26 @@ export class ChannelRepository implements ChannelStore {
             .prepare('DELETE FROM channel_pairings WHERE channel = ? AND sender_id = ?')
             .run(match.channel, match.senderId);
     return result.changes > 0;
+  }
+}
+
+/**
+ * One channel cursor read from the database file at `path`, opened read-only and closed again (for checks
+ * such as `wren doctor` that must not migrate or lock a home). Undefined when the file, the table or the row
+ * is missing.
+ */
+export function readChannelCursorAt(path: string, channel: string, key: string): string | undefined {
+  if (!existsSync(path)) return undefined;
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const row = db
+      .prepare('SELECT value FROM channel_cursors WHERE channel = ? AND key = ?')
+      .get(channel, key) as { value: string } | undefined;
+    return row?.value;
+  } catch {
+    // A schema before v9 has no channel_cursors: nothing was stored.
+    return undefined;
+  } finally {
+    db.close();
   }
 }

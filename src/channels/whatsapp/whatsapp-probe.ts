@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { readSecretKey } from '../../config/secret-key.js';
+import { readChannelCursorAt } from '../../store/channel-repository.js';
 import { unseal } from '../../util/seal.js';
 import { personOf } from './whatsapp-jid.js';
 
@@ -16,20 +15,7 @@ export type WhatsAppSession =
  * Never makes a key or changes the database.
  */
 export function probeWhatsAppSession(home: string, env: NodeJS.ProcessEnv = process.env): WhatsAppSession {
-  const path = join(home, 'wren.db');
-  if (!existsSync(path)) return { linked: false, why: 'not-linked' };
-  let sealed: string | undefined;
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  try {
-    const row = db
-      .prepare("SELECT value FROM channel_cursors WHERE channel = 'whatsapp' AND key = 'auth:creds'")
-      .get() as { value: string } | undefined;
-    sealed = row?.value;
-  } catch {
-    // An old schema without channel_cursors: nothing was ever linked.
-  } finally {
-    db.close();
-  }
+  const sealed = readChannelCursorAt(join(home, 'wren.db'), 'whatsapp', 'auth:creds');
   if (!sealed) return { linked: false, why: 'not-linked' };
   try {
     const key = readSecretKey(home, env);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
+import type { FileVersionEntry } from '../../services/memory-versions.js';
 import type { OwnerServices } from '../../services/owner-services.js';
 import type { ServiceFailure } from '../../services/service-failure.js';
-import type { FileVersionEntry } from '../../store/file-version-repository.js';
 import { EXIT } from '../report-failure.js';
 import { wholeNumber } from '../whole-number.js';
 
