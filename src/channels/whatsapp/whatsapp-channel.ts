@@ -10,7 +10,7 @@ import { type AdapterOptions, platformOptions } from '../platform-options.js';
 import { defaultBackoff } from '../retry.js';
 import { type StoredAuthState, storedAuthState } from './whatsapp-auth-state.js';
 import type { WhatsAppConfig } from './whatsapp-config.js';
-import { isOwnJid, jidOfChat } from './whatsapp-jid.js';
+import { isOwnJid, jidOfChat, withoutMentionOf } from './whatsapp-jid.js';
 import { parseWhatsAppMessage, type WhatsAppInbound } from './whatsapp-message.js';
 import { baileysDriver, type WhatsAppDriver, type WhatsAppSocket } from './whatsapp-socket.js';
 
@@ -300,7 +300,7 @@ export class WhatsAppChannel extends PlatformChannel {
     if (inbound.fromMe && !selfChat) return;
     if (!inbound.fromMe && selfChat) return;
     const mentioned = inbound.mentions.some((jid) => isOwnJid(jid, own));
-    let text = inbound.group ? this.withoutOwnMention(inbound.text, own) : inbound.text;
+    let text = inbound.group ? withoutMentionOf(inbound.text, own) : inbound.text;
     if (this.isOwner(inbound.senderId)) {
       const answer = this.approvals.translate(text);
       if (answer === 'ambiguous') {
@@ -331,14 +331,6 @@ export class WhatsAppChannel extends PlatformChannel {
     });
     if (result === 'accepted' && this.adapter.config().readReceipts && !selfChat)
       socket.readMessages([inbound.raw.key]).catch((error: unknown) => this.adapter.onError?.(error));
-  }
-
-  /** A group message without the @mention of Wren's account (WhatsApp writes it as `@<number>`). */
-  private withoutOwnMention(text: string, own: WhatsAppSocket['user']): string {
-    const users = [own?.id, own?.lid].map((jid) => /^(\d+)/.exec(jid ?? '')?.[1]).filter(Boolean);
-    let out = text;
-    for (const user of users) out = out.replaceAll(`@${user}`, '');
-    return out.replace(/\s{2,}/g, ' ').trim();
   }
 
   private fileOf(inbound: WhatsAppInbound, socket: WhatsAppSocket): PlatformFile {

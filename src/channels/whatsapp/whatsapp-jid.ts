@@ -45,3 +45,11 @@ export function isOwnJid(jid: string | null | undefined, own: { id?: string; lid
   const who = personOf(jid);
   return !!who && (who === personOf(own?.id) || who === personOf(own?.lid));
 }
+
+/** A group message's text without the @mention of the account `own` (WhatsApp writes it as `@<number>`). */
+export function withoutMentionOf(text: string, own: { id?: string; lid?: string | undefined } | undefined) {
+  const users = [own?.id, own?.lid].map((jid) => /^(\d+)/.exec(jid ?? '')?.[1]).filter(Boolean);
+  let out = text;
+  for (const user of users) out = out.replaceAll(`@${user}`, '');
+  return out.replace(/\s{2,}/g, ' ').trim();
+}
