@@ -14,8 +14,10 @@ async function runtimeCode(path: string): Promise<string> {
 
 describe('the shared API types', () => {
   it('are types only: the module compiles to nothing and imports nothing (no Node, no server code)', async () => {
-    expect(await runtimeCode('./api-types.ts')).toBe('');
-    expect(readFileSync(new URL('./api-types.ts', import.meta.url), 'utf8')).not.toMatch(/^\s*import\b/m);
+    for (const file of ['./api-types.ts', './api-types-memory.ts', './api-types-settings.ts']) {
+      expect(await runtimeCode(file)).toBe('');
+      expect(readFileSync(new URL(file, import.meta.url), 'utf8')).not.toMatch(/^\s*import\b/m);
+    }
   });
 
   it('reach the web app through a type-only re-export, so the bundle carries no server module', async () => {

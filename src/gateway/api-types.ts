@@ -228,40 +228,6 @@ export interface GoalDetail extends Goal {
   proposals: GoalProposal[];
 }
 
-export interface MemoryFile {
-  name: string;
-  size: number;
-  /** Null when the file does not exist yet. */
-  updatedAt: number | null;
-  /** Why the API will not read or write it (a symlink, a folder …). */
-  problem?: string;
-}
-
-/** A HISTORY.md entry, newest first. */
-export interface MemoryHistoryEntry {
-  /** The owner's local stamp, `YYYY-MM-DD HH:MM` or `YYYY-MM-DD`. */
-  at?: string;
-  text: string;
-  heading?: string;
-  sessionId?: string;
-}
-
-/** A memory search hit: a HISTORY.md entry or a past message. */
-export interface MemorySearchResult {
-  source: 'history' | 'message' | string;
-  heading?: string;
-  date?: string;
-  excerpt?: string;
-  sessionId?: string;
-  seq?: number;
-  role?: string;
-  createdAt?: number;
-  /** Matches in [brackets], cut with `…`. */
-  snippet?: string;
-  when?: string;
-  score?: number;
-}
-
 export interface ModelInfo {
   name: string;
   provider?: string;
@@ -347,60 +313,6 @@ export interface Status {
   scheduler?: { running: boolean; nextDue: number | null };
   connected?: string[];
   channels?: ChannelStatus[];
-}
-
-export type Proactivity = 'off' | 'low' | 'default' | 'high';
-export type GateMode = 'ask' | 'strict' | 'auto';
-
-/** The everyday settings the web app edits (`PATCH /api/settings` takes any of them but `configError`). */
-export interface Settings {
-  proactivity: Proactivity;
-  /** `HH:MM-HH:MM`, or null/absent when off. */
-  quietHours: string | null;
-  gateMode: GateMode;
-  timezone: string;
-  /** `briefing.at` (`HH:MM`, the owner's zone), or '' while the morning briefing is off (also sent to turn it off). */
-  briefingAt: string;
-  /**
-   * `briefing.days`. `custom` is only shown, never sent: config.yaml names a list of days (`[mon, thu]`, see
-   * {@link SettingsView.briefingDayNames}); a change that sends no `briefingDays` keeps that list.
-   */
-  briefingDays: BriefingDays;
-  /** `briefing.weather`: a place name or `lat,lon` for the forecast, or '' for none. */
-  briefingWeather: string;
-  configError?: string | null;
-}
-
-export type BriefingDays = 'daily' | 'weekdays' | 'weekends' | 'custom';
-
-/**
- * What `GET` and `PATCH /api/settings` answer: the editable settings, and the backup schedule and retention
- * ages, which are read-only here (the owner edits them in config.yaml).
- */
-export interface SettingsView extends Settings {
-  /** `backup:` in config.yaml. */
-  backup: BackupSchedule;
-  /** `retention:` in config.yaml with its defaults applied. */
-  retention: RetentionDays;
-  /** The days the briefing runs on, Sunday first (`['mon', 'thu']`): what `custom` stands for. */
-  briefingDayNames: string[];
-}
-
-/**
- * Scheduled backups: off (`backup.every` unset), or every `every` (a readable duration such as `1 day`
- * or `12 hours`), keeping the newest `keep` scheduled archives in the absolute folder `to`.
- */
-export type BackupSchedule =
-  | { scheduled: false }
-  | { scheduled: true; every: string; keep: number; to: string };
-
-/** Days each kind of old row is kept before the daily prune deletes it; 0 = kept forever. */
-export interface RetentionDays {
-  messagesDays: number;
-  outboxDays: number;
-  auditDays: number;
-  feedDays: number;
-  execLogDays: number;
 }
 
 export interface OnboardingPreset {
@@ -510,55 +422,9 @@ export type MemoSaved = { memo: Memo };
 
 export type GoalList = { goals: Goal[] };
 
-export type MemoryFileList = { files: MemoryFile[] };
-/** `etag`: the quoted SHA-256 of `content`, also in the `ETag` header; send it back as `If-Match`. */
-export type MemoryFileContent = { name: string; content: string; etag: string };
-export type MemoryFileWritten = { name: string; size: number; etag: string; versionId?: number };
-/** The 412 answer to a write whose `If-Match` is not the file's text any more: what is there now. */
-export interface MemoryFileConflict {
-  error: { code: 'conflict'; message: string };
-  name: string;
-  content: string;
-  etag: string;
-  /** Who wrote the text now there (the newest version), when known. */
-  changedBy?: { author: string; at: number; note: string };
-}
-/** One version of an instruction file, without its content. */
-export interface MemoryVersionEntry {
-  id: number;
-  path: string;
-  sha256: string;
-  /** consolidation, tidy, tidy-undo, web, cli, disk, revert, tool:write_file, tool:edit_file, /forget … */
-  author: string;
-  note: string;
-  createdAt: number;
-  bytes: number;
-}
-export type MemoryVersionList = { versions: MemoryVersionEntry[] };
-/** A version with its content and a unified diff against `previousId` ('' diff when nothing changed). */
-export interface MemoryVersionDetail {
-  version: MemoryVersionEntry & { content: string };
-  previousId?: number;
-  diff: string;
-}
-export type MemoryVersionRestored = {
-  path: string;
-  etag: string;
-  size: number;
-  versionId?: number;
-  changed: boolean;
-};
-export interface MemoryHistoryPage {
-  entries: MemoryHistoryEntry[];
-  /** Pass as `before` for the next, older page; absent on the last one. */
-  next?: string;
-}
-export type MemorySearchResults = { results: MemorySearchResult[] };
-
 export type ModelList = { models: ModelInfo[]; note?: string };
 export type McpList = { servers: McpServer[]; fileError?: string };
 export type McpToggled = { server?: McpServer; note?: string };
-export type SettingsSaved = { settings: SettingsView };
 /** The models a server at a base URL lists; `error` says why there are none. */
 export type ServerModelList = { models: string[]; error?: string };
 export type PushKey = { publicKey: string; enabled?: boolean };
@@ -602,3 +468,7 @@ export interface CalendarInfo {
 }
 
 export type CalendarList = { calendars: CalendarInfo[] };
+
+// The memory files, their versions and HISTORY.md, and the everyday settings (own modules, for size).
+export type * from './api-types-memory.js';
+export type * from './api-types-settings.js';
