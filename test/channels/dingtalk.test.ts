@@ -273,6 +273,12 @@ describe('the DingTalk channel (Stream mode against a fake DingTalk)', () => {
     dingtalk.message({ staffId: OWNER, text: 'hello' });
     await waitFor(() => textsTo(dingtalk, OWNER).includes('owner answered'));
     await waitFor(() => dingtalk.acks.size >= 101);
+    // The offer and the owner's notice are sent on their own (not part of any turn): wait until both went out.
+    await waitFor(
+      () =>
+        textsTo(dingtalk, STRANGER).some((text) => text.includes('pairing code')) &&
+        textsTo(dingtalk, OWNER).some((text) => text.includes('Someone asked')),
+    );
     expect(textsTo(dingtalk, STRANGER).filter((text) => text.includes('pairing code'))).toHaveLength(1);
     expect(textsTo(dingtalk, OWNER).filter((text) => text.includes('Someone asked'))).toHaveLength(1);
     expect(model.requests).toHaveLength(1);
