@@ -7,6 +7,7 @@ import { createJobService, type JobService } from './job-service.js';
 import { createMcpPinService, type McpPinService } from './mcp-pin-service.js';
 import { createMemoService, type MemoService } from './memo-service.js';
 import { createMemoryFileService, type MemoryFileService } from './memory-file-service.js';
+import { createMemoryProposalService, type MemoryProposalService } from './memory-proposal-service.js';
 import { createMemorySearchService, type MemorySearchService } from './memory-search-service.js';
 import { createPairingService, type PairingService } from './pairing-service.js';
 import { createPushService, type PushService } from './push-service.js';
@@ -36,6 +37,7 @@ export interface OwnerServices {
   readonly sessions: SessionService;
   readonly memorySearch: MemorySearchService;
   readonly memoryFiles: MemoryFileService;
+  readonly memoryProposals: MemoryProposalService;
   readonly status: StatusService;
   /** `wren token --rotate`: a new random gateway token (returned once; only its hash is kept). */
   readonly gatewayToken: { rotate(): string };
@@ -61,6 +63,7 @@ export function createOwnerServices(stores: Stores, context: ServiceContext): Ow
   define('sessions', () => createSessionService(stores, context));
   define('memorySearch', () => createMemorySearchService(stores, context));
   define('memoryFiles', () => createMemoryFileService(stores, context));
+  define('memoryProposals', () => createMemoryProposalService(stores, context));
   define('status', () => createStatusService(stores, context));
   define('gatewayToken', () => ({ rotate: () => rotateGatewayToken(stores.settings).generated }));
   return services;

@@ -14,6 +14,7 @@ import { MIGRATION_V11 } from './migration-v11-embeddings.js';
 import { MIGRATION_V12 } from './migration-v12-calendars.js';
 import { MIGRATION_V13 } from './migration-v13-file-versions.js';
 import { MIGRATION_V14 } from './migration-v14-vault.js';
+import { MIGRATION_V15 } from './migration-v15-memory-proposals.js';
 
 export type { Migration } from './migration.js';
 
@@ -80,6 +81,7 @@ export const MIGRATIONS: readonly Migration[] = [
   MIGRATION_V12,
   MIGRATION_V13,
   MIGRATION_V14,
+  MIGRATION_V15,
 ];
 
 /** The schema version this code writes. */

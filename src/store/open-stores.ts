@@ -12,6 +12,7 @@ import { GoalRepository } from './goal-repository.js';
 import { GrantRepository } from './grant-repository.js';
 import { McpPinRepository } from './mcp-pin-repository.js';
 import { MemoRepository } from './memo-repository.js';
+import { MemoryProposalRepository } from './memory-proposal-repository.js';
 import { searchMessages } from './message-search-repository.js';
 import {
   loadVectorExtension,
@@ -35,6 +36,7 @@ import type {
   GoalStore,
   GrantStore,
   McpPinStore,
+  MemoryProposalStore,
   MemoStore,
   MessageSearchStore,
   OutboxStore,
@@ -106,6 +108,7 @@ export interface Stores {
   readonly calendars: CalendarStore;
   readonly fileVersions: FileVersionStore;
   readonly vault: VaultStore;
+  readonly memoryProposals: MemoryProposalStore;
   /**
    * Makes vector search available (the SQLite store loads sqlite-vec, memoised); `path` overrides where the
    * extension is found. Never throws: the result says why it is unavailable.
@@ -172,6 +175,7 @@ export function openStores(db: Database, options: StoresOptions = {}): Stores {
   define('calendars', () => new CalendarRepository(db));
   define('fileVersions', () => new FileVersionRepository(db, clock));
   define('vault', () => new VaultRepository(db, clock));
+  define('memoryProposals', () => new MemoryProposalRepository(db, clock));
   define('usage', () => ({
     record: (record) => recordUsage(db, record),
     totals: (query) => usageTotals(db, query),

@@ -31,6 +31,7 @@ import type {
 import type { Grant, NewGrant } from './grant-repository.js';
 import type { PendingPin, PinCheck, PinnedToolDefinition } from './mcp-pin-repository.js';
 import type { Memo } from './memo-repository.js';
+import type { MemoryProposalRepository } from './memory-proposal-repository.js';
 import type { MessageHit, MessageSearchQuery } from './message-search-repository.js';
 import type {
   Delivery,
@@ -426,6 +427,9 @@ export interface RetentionStore {
 
 /** The history of the instruction files (see FileVersionRepository). */
 export type FileVersionStore = Pick<FileVersionRepository, 'record' | 'latest' | 'get' | 'previous' | 'list'>;
+
+/** Dream's proposals to move a MEMORY.md line elsewhere (see MemoryProposalRepository). */
+export type MemoryProposalStore = Pick<MemoryProposalRepository, 'add' | 'get' | 'list' | 'decide'>;
 
 /** The vault's sealed rows (see VaultRepository). */
 export type VaultStore = Pick<VaultRepository, 'put' | 'get' | 'list' | 'remove' | 'touch'>;

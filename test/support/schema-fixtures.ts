@@ -616,6 +616,33 @@ export const SEEDS: Record<number, Seed> = {
       });
     },
   },
+  15: {
+    write(db) {
+      const add = db.prepare(
+        'INSERT INTO memory_proposals (file, text, key, reason, dream_key, status, created_at, decided_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      );
+      add.run(
+        'USER.md',
+        '- The owner lives in Lisbon.',
+        'the owner lives in lisbon.',
+        'about the owner',
+        'tidy:x',
+        'pending',
+        T,
+        null,
+      );
+      add.run('AGENTS.md', '- Answer in German.', 'answer in german.', '', 'tidy:x', 'dismissed', T, T + MIN);
+    },
+    check(stores) {
+      expect(stores.memoryProposals.list('pending').map((p) => [p.file, p.text, p.reason])).toEqual([
+        ['USER.md', '- The owner lives in Lisbon.', 'about the owner'],
+      ]);
+      expect(stores.memoryProposals.list().find((p) => p.file === 'AGENTS.md')).toMatchObject({
+        status: 'dismissed',
+        decidedAt: T + MIN,
+      });
+    },
+  },
 };
 
 /**
