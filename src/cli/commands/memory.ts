@@ -7,6 +7,7 @@ import { plural } from '../plural.js';
 import { EXIT } from '../report-failure.js';
 import { wholeNumber } from '../whole-number.js';
 import { registerMemoryHistory } from './memory-history.js';
+import { registerMemoryProposals } from './memory-proposals.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
 const json = (value: unknown) => out(JSON.stringify(value, null, 2));
@@ -45,14 +46,14 @@ async function withHome(home: string, run: (opened: Opened) => Promise<number> |
 }
 
 /**
- * `wren memory search|show|undo-tidy|log|diff|revert`, `wren memo …`, `wren task …`. Exit codes: 0 ok, 1 not found (or an
- * undo refused), 2 bad input.
+ * `wren memory search|show|undo-tidy|log|diff|revert|proposals|accept|dismiss`, `wren memo …`, `wren task …`.
+ * Exit codes: 0 ok, 1 not found (or an undo refused, a proposal decided already), 2 bad input.
  */
 export function registerMemoryCommands(program: Command, home: () => string): void {
   const memory = program
     .command('memory')
     .description(
-      'search and show what Wren remembers, the history of its instruction files, undo a memory tidy',
+      'search and show what Wren remembers, the history of its instruction files, undo a memory tidy, decide Dream’s proposals',
     );
   registerMemorySearch(memory, home);
   registerMemoryShow(memory, home);
@@ -60,6 +61,7 @@ export function registerMemoryCommands(program: Command, home: () => string): vo
   registerMemoryHistory(memory, home, (path, run) =>
     withHome(path, (opened) => run({ ...opened, workspace: opened.config.workspace })),
   );
+  registerMemoryProposals(memory, home);
   registerMemoCommands(program, home);
   registerTaskCommands(program, home);
 }
