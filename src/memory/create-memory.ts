@@ -8,8 +8,9 @@ import { createMemoService, type MemoService } from '../services/memo-service.js
 import { createTaskService, type TaskService } from '../services/task-service.js';
 import type { Stores } from '../store/open-stores.js';
 import { Consolidator, type ConsolidatorOptions } from './consolidator.js';
+import { acceptProposal, dismissProposal, ProposalError } from './dream/memory-proposals.js';
 import { isInstructionFile, observeInstructionText, recordInstalled } from './file-history.js';
-import { createMemoryCommands } from './memory-commands.js';
+import { createMemoryCommands, type MemoryProposalPort, type ProposalOutcome } from './memory-commands.js';
 import type { MemoryConfig } from './memory-config.js';
 import { type MemorySearcher, searchMemory } from './memory-search.js';
 import type { SemanticMemory } from './semantic-memory.js';
@@ -22,7 +23,7 @@ import { createTaskTool, openTasksSection } from './tools/task-tool.js';
 export interface MemoryDeps {
   /** The home's stores: consolidation status, memos, tasks, taint and message search (beside `store`). */
   stores: Pick<Stores, 'consolidation' | 'memos' | 'tasks' | 'taint' | 'messages'> &
-    Partial<Pick<Stores, 'fileVersions'>>;
+    Partial<Pick<Stores, 'fileVersions' | 'memoryProposals'>>;
   store: SessionStore;
   model: ChatModel;
   workspace: () => string;
@@ -68,6 +69,37 @@ export interface Memory {
   close(graceMs?: number): Promise<void>;
 }
 
+/**
+ * `/memory`'s port to Dream's proposals over the home's stores: the rules `wren memory accept|dismiss` and the
+ * API follow (acceptProposal, dismissProposal); a ProposalError becomes the outcome's error.
+ */
+function proposalPort(
+  stores: Pick<Stores, 'memoryProposals'> & Partial<Pick<Stores, 'fileVersions'>>,
+  timezone: () => string | undefined,
+  clock: () => number,
+): MemoryProposalPort {
+  const options = (workspace: string) => {
+    const zone = timezone();
+    return { stores, workspace, clock, ...(zone ? { timezone: zone } : {}) };
+  };
+  const refusal = (error: unknown): ProposalOutcome => {
+    if (!(error instanceof ProposalError)) throw error;
+    return { ok: false, error: error.message };
+  };
+  return {
+    pending: () => stores.memoryProposals.list('pending'),
+    accept: (workspace, id) =>
+      acceptProposal(options(workspace), id).then((proposal) => ({ ok: true, proposal }), refusal),
+    dismiss(id) {
+      try {
+        return { ok: true, proposal: dismissProposal(options(''), id) };
+      } catch (error) {
+        return refusal(error);
+      }
+    },
+  };
+}
+
 /** Builds the memory subsystem over the home's stores and workspace. Does no I/O until `start`. */
 export function createMemory(deps: MemoryDeps): Memory {
   const { consolidation: status, taint } = deps.stores;
@@ -94,6 +126,10 @@ export function createMemory(deps: MemoryDeps): Memory {
     ...(versions ? { versions } : {}),
   });
   const timezone = deps.timezone ?? (() => undefined);
+  const { memoryProposals } = deps.stores;
+  const proposals = memoryProposals
+    ? proposalPort({ ...deps.stores, memoryProposals }, timezone, deps.clock ?? Date.now)
+    : undefined;
   const semantic = deps.semantic;
   const search: MemorySearcher =
     semantic?.search ??
@@ -123,6 +159,7 @@ export function createMemory(deps: MemoryDeps): Memory {
       timezone,
       ...(deps.clock ? { clock: deps.clock } : {}),
       ...(versions ? { versions } : {}),
+      ...(proposals ? { proposals } : {}),
     }),
     contextOptions: () => {
       const config = deps.config();

@@ -20,6 +20,56 @@ export interface MemoryCommandDeps {
   clock?: () => number;
   /** The instruction files' history: `/forget yes` records MEMORY.md's new text by author `/forget`. */
   versions?: FileVersionStore;
+  /** Dream's proposals: `/memory proposals|accept N|dismiss N`; without it those answer that there are none. */
+  proposals?: MemoryProposalPort;
+}
+
+/** One of Dream's proposals as `/memory` shows it (the fields of a stored MemoryProposal it reads). */
+export interface ProposalView {
+  id: number;
+  file: string;
+  text: string;
+  reason: string;
+  status: string;
+}
+
+/** A decision's outcome: the proposal, or why not (an unknown id, or one decided already). */
+export type ProposalOutcome = { ok: true; proposal: ProposalView } | { ok: false; error: string };
+
+/**
+ * What `/memory` needs of Dream's proposals (a narrow port, so memory does not depend on the services):
+ * the pending ones, and the owner's decision on one. Accept moves the line into `workspace`'s target file.
+ */
+export interface MemoryProposalPort {
+  pending(): ProposalView[];
+  accept(workspace: string, id: number): Promise<ProposalOutcome>;
+  dismiss(id: number): ProposalOutcome;
+}
+
+const proposalLine = (proposal: ProposalView) =>
+  `${proposal.id}. MEMORY.md → ${proposal.file}: ${proposal.text}${proposal.reason ? `\n   why: ${proposal.reason}` : ''}`;
+
+/** `/memory proposals|accept N|dismiss N`, or undefined when `args` is none of them (then plain `/memory`). */
+async function proposalCommand(deps: MemoryCommandDeps, args: string): Promise<string | undefined> {
+  const [verb = '', id, ...rest] = args.trim().split(/\s+/);
+  const word = verb.toLowerCase();
+  if (word !== 'proposals' && word !== 'accept' && word !== 'dismiss') return undefined;
+  const port = deps.proposals;
+  if (word === 'proposals') {
+    const pending = port?.pending() ?? [];
+    if (pending.length === 0) return 'No memory proposals wait for you.';
+    return `Dream proposes moving these MEMORY.md lines:\n${pending.map(proposalLine).join('\n')}\n\nSend /memory accept N to move a line, /memory dismiss N to keep it where it is.`;
+  }
+  if (id === undefined || rest.length > 0 || !/^\d{1,15}$/.test(id) || Number(id) === 0)
+    return `Usage: /memory ${word} N — N is a proposal's number from /memory proposals.`;
+  if (!port) return `There is no memory proposal ${id}.`;
+  const outcome =
+    word === 'accept' ? await port.accept(deps.workspace(), Number(id)) : port.dismiss(Number(id));
+  if (!outcome.ok) return `${outcome.error.charAt(0).toUpperCase()}${outcome.error.slice(1)}.`;
+  const { file, text } = outcome.proposal;
+  return word === 'accept'
+    ? `Moved "${text}" from MEMORY.md to ${file}.`
+    : `Dismissed: "${text}" stays in MEMORY.md and will not be proposed for ${file} again.`;
 }
 
 /**
@@ -33,8 +83,11 @@ export function createMemoryCommands(deps: MemoryCommandDeps): Record<string, Ru
   const memoryPath = () => join(deps.workspace(), 'MEMORY.md');
 
   const memory: RuntimeCommand = {
-    description: 'show what Wren remembers (MEMORY.md, this session’s summary)',
-    async run(_args, { session }) {
+    description:
+      'show what Wren remembers (MEMORY.md, this session’s summary); /memory proposals, accept N, dismiss N',
+    async run(args, { session }) {
+      const decided = await proposalCommand(deps, args);
+      if (decided !== undefined) return decided;
       const text = readSnapshot(memoryPath()).text.trim();
       const facts = text && text !== MEMORY_TEMPLATE.trim() ? text : '';
       const shown =
@@ -57,6 +110,11 @@ export function createMemoryCommands(deps: MemoryCommandDeps): Record<string, Ru
           `Consolidation is failing (${health.failures}× in a row: ${health.lastError ?? 'unknown error'}${next}).`,
         );
       }
+      const waiting = deps.proposals?.pending().length ?? 0;
+      if (waiting > 0)
+        out.push(
+          `${waiting} memory proposal${waiting === 1 ? '' : 's'} wait${waiting === 1 ? 's' : ''}: /memory proposals`,
+        );
       out.push('Edit workspace/MEMORY.md by hand, or use /forget <text>.');
       return out.join('\n\n');
     },
