@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { memoRoutes } from '../gateway/memo-routes.js';
+import { memoryProposalRoutes } from '../gateway/memory-proposal-routes.js';
 import { memoryRoutes } from '../gateway/memory-routes.js';
 import { pushRoutes } from '../gateway/push-routes.js';
 import { taskRoutes } from '../gateway/task-routes.js';
@@ -18,6 +19,7 @@ export type OwnerRoutesApp = Pick<WrenApp, 'home' | 'services' | 'config'> & {
  *
  * - memory files, HISTORY.md and memory search over the workspace in force (`config().workspace`) and the
  *   home's database, dates in `agent.timezone`; each edit is logged by file name and size;
+ * - Dream's memory proposals (accept moves the line in that workspace);
  * - tasks and memos through the task and memo services (`app.services`), the rules the `task`/`memo` tools
  *   and `wren task`/`memo` follow;
  * - uploads into the workspace inbox (logged by path and size);
@@ -51,5 +53,6 @@ export function ownerDataRoutes(app: OwnerRoutesApp): Hono[] {
     },
     enabled: () => app.config().proactive.push,
   });
-  return [memory, taskRoutes(app.services.tasks), memoRoutes(app.services.memos), upload, push];
+  const proposals = memoryProposalRoutes({ proposals: app.services.memoryProposals, workspace });
+  return [memory, proposals, taskRoutes(app.services.tasks), memoRoutes(app.services.memos), upload, push];
 }

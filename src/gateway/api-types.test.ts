@@ -14,7 +14,12 @@ async function runtimeCode(path: string): Promise<string> {
 
 describe('the shared API types', () => {
   it('are types only: the module compiles to nothing and imports nothing (no Node, no server code)', async () => {
-    for (const file of ['./api-types.ts', './api-types-memory.ts', './api-types-settings.ts']) {
+    for (const file of [
+      './api-types.ts',
+      './api-types-memory.ts',
+      './api-types-memory-proposals.ts',
+      './api-types-settings.ts',
+    ]) {
       expect(await runtimeCode(file)).toBe('');
       expect(readFileSync(new URL(file, import.meta.url), 'utf8')).not.toMatch(/^\s*import\b/m);
     }

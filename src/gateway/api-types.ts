@@ -471,4 +471,5 @@ export type CalendarList = { calendars: CalendarInfo[] };
 
 // The memory files, their versions and HISTORY.md, and the everyday settings (own modules, for size).
 export type * from './api-types-memory.js';
+export type * from './api-types-memory-proposals.js';
 export type * from './api-types-settings.js';
