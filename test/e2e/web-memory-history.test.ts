@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { writeInstructionFile } from '../../src/memory/file-history.js';
+import { normalizeFact } from '../../src/memory/memory-file.js';
 import { FileVersionRepository } from '../../src/store/file-version-repository.js';
+import { MemoryProposalRepository } from '../../src/store/memory-proposal-repository.js';
 import { openDatabase } from '../../src/store/open-database.js';
 import { startWebGateway, type WebGateway } from '../support/web-gateway.js';
 
@@ -113,4 +115,38 @@ it('History lists the versions with who made them, shows a diff, and Restore bri
     .toBe('# Memory\n- jasmine tea\n');
   await panel.locator('.version-row').first().getByText(`revert to #${old.version!.id} (web)`).waitFor();
   expect(await panel.locator('.version-row').first().textContent()).toContain('revert');
+});
+
+it('Accept on a memory proposal moves its line to USER.md, which the editor then shows, and the panel goes', {
+  timeout: 60_000,
+}, async () => {
+  const line = '- Prefers replies in English.';
+  await consolidate(`# Memory\n- jasmine tea\n${line}\n`);
+  // What Dream leaves in the running gateway's database: a proposal to move the line.
+  new MemoryProposalRepository(db).add([
+    {
+      file: 'USER.md',
+      text: line,
+      key: normalizeFact(line),
+      reason: 'a standing preference',
+      dreamKey: 'tidy:e2e',
+    },
+  ]);
+  await openMemory(`# Memory\n- jasmine tea\n${line}\n`);
+  const panel = page.getByRole('region', { name: 'Proposals' });
+  const proposal = panel.getByRole('article', { name: /^Memory proposal / });
+  await proposal.getByText('MEMORY.md → USER.md').waitFor();
+  await proposal.getByText('a standing preference').waitFor();
+  await proposal.getByRole('button', { name: 'Accept' }).click();
+  await panel.waitFor({ state: 'detached' });
+  await expect
+    .poll(() => page.getByLabel('Contents of MEMORY.md').inputValue())
+    .toBe('# Memory\n- jasmine tea\n');
+  await page
+    .getByRole('navigation', { name: 'Memory sections' })
+    .getByRole('link', { name: /USER\.md/ })
+    .click();
+  await expect.poll(() => page.getByLabel('Contents of USER.md').inputValue()).toContain(line);
+  expect(readFileSync(join(gateway.home, 'workspace', 'USER.md'), 'utf8')).toContain(line);
+  expect(await page.getByRole('region', { name: 'Proposals' }).count()).toBe(0);
 });

@@ -9,6 +9,7 @@ import { hrefOf, navigate } from '../router';
 import { errorText } from '../state';
 import type { MemoryFile, MemoryHistoryEntry, MemorySearchResult } from '../types';
 import { FileEditor, unsavedFile } from './memory/file-editor';
+import { ProposalsPanel } from './memory/proposals-panel';
 import { VersionsPanel } from './memory/versions-panel';
 
 function History() {
@@ -149,8 +150,8 @@ function Search() {
 }
 
 /**
- * Wren's memory: the four Markdown files it reads every turn (editable), the consolidation history and a
- * search over past conversations. Routes: `#/memory/<file>`, `#/memory/history`, `#/memory/search`.
+ * Wren's memory: Dream's proposals waiting for the owner (when there are any), the four Markdown files it
+ * reads every turn (editable), the consolidation history and a search over past conversations. Routes: `#/memory/<file>`, `#/memory/history`, `#/memory/search`.
  */
 export function MemoryPage({ param }: { param: string }) {
   const [files, setFiles] = useState<MemoryFile[] | null>(null);
@@ -189,6 +190,14 @@ export function MemoryPage({ param }: { param: string }) {
       <PageHeader title="Memory" />
       <ErrorNote message={error} onRetry={load} />
       {files === null && !error ? <Loading /> : null}
+      <ProposalsPanel
+        onAccepted={() => {
+          // The line moved between two files: the list, the editor and its versions reload.
+          setRevision((count) => count + 1);
+          setRestored((count) => count + 1);
+          void load();
+        }}
+      />
       {files ? (
         <div class="memory-layout">
           <nav class="subnav" aria-label="Memory sections">
