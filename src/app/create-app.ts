@@ -207,6 +207,7 @@ export async function createApp(options: AppOptions): Promise<WrenApp> {
     watch: options.watch === true,
     ownerChat: (name) => channels.ownerChat(name),
     model: models.model,
+    hasModel: () => options.model !== undefined || models.endpoints().length > 0,
     backups,
   });
   const platforms = startPlatforms(options, opened, { channels, bus, config, proactive });

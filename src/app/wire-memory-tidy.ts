@@ -1,3 +1,4 @@
+import type { MessageBus } from '../bus/message-bus.js';
 import type { WrenConfig } from '../config/wren-config.js';
 import type { ChatModel } from '../llm/types.js';
 import type { MemoryTidy, TidyResult } from '../memory/tidy/memory-tidy.js';
@@ -31,16 +32,27 @@ export function tidyOutcome(result: TidyResult): TaskOutcome {
 }
 
 /**
- * Part of the composition root: `memory.tidy` (off unless configured) over the home's database, with the
- * app's model; token usage is recorded like consolidation's.
+ * Part of the composition root: Dream (`memory.dream`, on by default when a model is configured) over the
+ * home's database, with the app's model; token usage is recorded like consolidation's.
  */
 export function wireMemoryTidy(options: {
-  stores: Pick<Stores, 'settings' | 'taint' | 'usage'>;
+  stores: Pick<Stores, 'settings' | 'taint' | 'usage' | 'fileVersions' | 'memoryProposals'>;
   model: ChatModel;
+  /** Whether a chat model is configured (or injected): without one Dream stays off. */
+  hasModel: () => boolean;
+  /** The owner's turns (any channel but the scheduler's) push a due pass back until they have been idle. */
+  bus: Pick<MessageBus, 'subscribeEvents'>;
   config: () => WrenConfig;
   logger: Logger;
+  clock?: () => number;
 }): MemoryTidyWiring {
   const { stores, config } = options;
+  const clock = options.clock ?? Date.now;
+  let lastTurnAt: number | undefined;
+  options.bus.subscribeEvents((event) => {
+    if ((event.type === 'turn-start' || event.type === 'turn-end') && event.channel !== 'scheduler')
+      lastTurnAt = clock();
+  });
   // Loaded at the first tidy: most processes never run one, and start-up should not pay for it.
   let tidy: MemoryTidy | undefined;
   const load = async () => {
@@ -59,9 +71,10 @@ export function wireMemoryTidy(options: {
     source: (outbox) =>
       tidySource({
         schedule: () => {
-          const every = config().memory.tidy?.every;
-          return every ? { every, timezone: config().agent.timezone } : undefined;
+          const every = config().memory.dream.every;
+          return every && options.hasModel() ? { every, timezone: config().agent.timezone } : undefined;
         },
+        idleAt: () => (lastTurnAt === undefined ? undefined : lastTurnAt + config().memory.dream.idleMs),
         settings: stores.settings,
         outbox,
         onError: (error) => options.logger.error({ err: error }, 'memory tidy schedule'),

@@ -42,6 +42,8 @@ export interface ProactiveWiringOptions {
   watch: boolean;
   /** The owner's own chat on a channel (targets `<channel>:owner`). */
   ownerChat: (channel: string) => string | undefined;
+  /** Whether a chat model is configured or injected (Dream, on by default, needs one). */
+  hasModel: () => boolean;
   /** The app's model (the memory tidy asks it directly, like consolidation). */
   model: ChatModel;
   /** Scheduled backups (`backup.every`) write and prune through it. */
@@ -81,7 +83,14 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
   const cronDefaults = () => ({ timezone: timezone(), deliverTo: config().proactive.deliverTo });
   const goals = createGoals(stores.goals, { timezone });
   let triggersDue: (() => void) | undefined;
-  const tidy = wireMemoryTidy({ stores, model: options.model, config, logger });
+  const tidy = wireMemoryTidy({
+    stores,
+    model: options.model,
+    hasModel: options.hasModel,
+    bus,
+    config,
+    logger,
+  });
   const retention = () => config().retention;
   const briefing = wireBriefing({ ...options, timezone, outbox: () => proactive.outbox });
   const calendars = createCalendarFeature({

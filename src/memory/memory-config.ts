@@ -26,8 +26,12 @@ const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
  *   retry_max_seconds: 3600
  *   new_session_wait_seconds: 60 # /new waits this long for the old session's consolidation
  *   search_min_similarity: 0.2   # with an embedding model: results by meaning at least this similar (cosine)
- *   tidy:                        # optional, off when absent: merge duplicate facts, drop contradicted ones
- *     every: "0 3 * * *"         # cron, read in agent.timezone
+ *   dream:                       # the nightly memory pass (merge, resolve, propose moves, drop stale one-offs)
+ *     every: "0 3 * * *"         # cron, read in agent.timezone; "off" turns it off (on only with a model)
+ *     idle_minutes: 30           # waits until the owner has not chatted for this long
+ *     budget_tokens: 24000       # model tokens one pass may use at most (the feed entry shows what it used)
+ *     chunk_tokens: 3000         # MEMORY.md tokens per model call
+ *   tidy: { every: ... }         # the older name of dream.every (still read when dream.every is not set)
  * ```
  */
 export const memorySectionSchema = z.strictObject({
@@ -42,7 +46,25 @@ export const memorySectionSchema = z.strictObject({
   new_session_wait_seconds: integer(0).default(60),
   search_min_similarity: z.preprocess(fromString, z.number().min(-1).max(1)).default(0.2),
   tidy: z.strictObject({ every: z.string().trim().min(1).superRefine(checkTidySchedule) }).optional(),
+  dream: z
+    .strictObject({
+      every: z
+        .string()
+        .trim()
+        .min(1)
+        .superRefine((text, context) => {
+          if (text !== 'off') checkTidySchedule(text, context);
+        })
+        .optional(),
+      idle_minutes: integer(0, 24 * 60).default(30),
+      budget_tokens: integer(1000).default(24_000),
+      chunk_tokens: integer(200).default(3000),
+    })
+    .default({ idle_minutes: 30, budget_tokens: 24_000, chunk_tokens: 3000 }),
 });
+
+/** When Dream runs unless config.yaml says otherwise: 03:00 every day, in the owner's zone. */
+export const DEFAULT_DREAM_EVERY = '0 3 * * *';
 
 /** Five cron fields or an `@` nickname that croner accepts (the zone does not change what is valid). */
 function checkTidySchedule(text: string, context: z.RefinementCtx): void {
@@ -75,8 +97,19 @@ export interface MemoryConfig {
   readonly newSessionWaitMs: number;
   /** Cosine similarity a result found by meaning needs at least (semantic memory search). */
   readonly searchMinSimilarity: number;
-  /** The memory tidy's schedule (a cron read in the owner's zone); absent: no tidy ever runs. */
-  readonly tidy?: { readonly every: string };
+  /** Dream, the memory pass (see MemoryTidy). */
+  readonly dream: DreamConfig;
+}
+
+export interface DreamConfig {
+  /** Its schedule (a cron read in the owner's zone); absent: Dream is off (`every: off`). */
+  readonly every?: string;
+  /** Minutes without a turn of the owner's before a due pass starts. */
+  readonly idleMs: number;
+  /** Model tokens (input and output) one pass may use at most. */
+  readonly budgetTokens: number;
+  /** MEMORY.md tokens sent per model call. */
+  readonly chunkTokens: number;
 }
 
 /** The defaults (an empty `memory:` section). */
@@ -95,6 +128,16 @@ export function toMemoryConfig(parsed: MemorySection): MemoryConfig {
     retryMaxMs: Math.max(parsed.retry_base_seconds, parsed.retry_max_seconds) * 1000,
     newSessionWaitMs: parsed.new_session_wait_seconds * 1000,
     searchMinSimilarity: parsed.search_min_similarity,
-    ...(parsed.tidy ? { tidy: Object.freeze({ every: parsed.tidy.every }) } : {}),
+    dream: toDreamConfig(parsed),
+  });
+}
+
+function toDreamConfig(parsed: MemorySection): DreamConfig {
+  const every = parsed.dream.every ?? parsed.tidy?.every ?? DEFAULT_DREAM_EVERY;
+  return Object.freeze({
+    ...(every !== 'off' ? { every } : {}),
+    idleMs: parsed.dream.idle_minutes * 60_000,
+    budgetTokens: parsed.dream.budget_tokens,
+    chunkTokens: parsed.dream.chunk_tokens,
   });
 }

@@ -16,6 +16,8 @@ interface TidySchedule {
   timezone: string;
   /** The next slot (UTC ms); absent when the cron has no further occurrence. */
   nextAt?: number;
+  /** The owner's local date (`YYYY-MM-DD`) of the last slot claimed: one pass per day at most. */
+  lastDay?: string;
 }
 
 export interface TidySourceDeps {
@@ -23,12 +25,22 @@ export interface TidySourceDeps {
   schedule: () => { every: string; timezone: string } | undefined;
   settings: SettingsStore;
   outbox: OutboxStore;
+  /**
+   * When a due slot may start (UTC ms): after the owner's last turn plus the idle wait. A slot due earlier
+   * waits for it; undefined or past: at once.
+   */
+  idleAt?: () => number | undefined;
   onError?: (error: unknown) => void;
 }
 
+/** `YYYY-MM-DD` of `at` in `timezone`. */
+function localDay(at: number, timezone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone }).format(at);
+}
+
 const PAYLOAD: OutboxPayload = {
-  title: 'Memory tidy',
-  text: 'Merge duplicate facts of MEMORY.md and drop contradicted ones.',
+  title: 'Dream',
+  text: 'Tidy MEMORY.md: merge duplicates, resolve contradictions, propose moves, drop past one-off facts.',
   mode: 'task',
   autonomous: true,
   // The feed only: a tidy speaks to no channel.
@@ -36,8 +48,8 @@ const PAYLOAD: OutboxPayload = {
 };
 
 /**
- * The memory tidy as a `DueSource` named `tidy`: once per slot of `memory.tidy.every` (a cron read in the
- * owner's zone), claimed under `tidy:<slot>` together with the move to the next slot, so two ticks or two
+ * Dream (the memory tidy) as a `DueSource` named `tidy`: once per slot of `memory.dream.every` (a cron read in
+ * the owner's zone), at most once per day of the owner's, and only once the owner has been idle (`idleAt`), claimed under `tidy:<slot>` together with the move to the next slot, so two ticks or two
  * processes run a slot once. After downtime the first missed slot runs once, late; the others are skipped.
  * The first slot is the first occurrence after the schedule is seen (turning the tidy on does not run one
  * at once); a changed schedule or zone starts over from then. While the tidy is off it claims nothing and,
@@ -68,10 +80,21 @@ export function tidySource(deps: TidySourceDeps): DueSource {
       return [];
     }
     if (state.nextAt === undefined || state.nextAt > now) return [];
+    if ((deps.idleAt?.() ?? 0) > now) return [];
     const dueAt = state.nextAt;
     const occurrence = claimOccurrence(cron, dueAt, now);
-    const advance = () =>
-      save({ ...schedule, ...(occurrence.next !== undefined ? { nextAt: occurrence.next } : {}) });
+    const day = localDay(dueAt, schedule.timezone);
+    const advance = (claimed: boolean) =>
+      save({
+        ...schedule,
+        ...(occurrence.next !== undefined ? { nextAt: occurrence.next } : {}),
+        ...(claimed ? { lastDay: day } : state.lastDay ? { lastDay: state.lastDay } : {}),
+      });
+    // A schedule that fires more often than daily still gets one pass per day of the owner's.
+    if (state.lastDay === day) {
+      advance(false);
+      return [];
+    }
     const run = deps.outbox.claim(
       {
         sourceKey: tidyKey(dueAt),
@@ -81,10 +104,10 @@ export function tidySource(deps: TidySourceDeps): DueSource {
         late: occurrence.late,
         payload: PAYLOAD,
       },
-      advance,
+      () => advance(true),
     );
     // The key was taken: that slot happened (another process); move on from it all the same.
-    if (!run) advance();
+    if (!run) advance(true);
     return run ? [run] : [];
   };
 
@@ -102,7 +125,10 @@ export function tidySource(deps: TidySourceDeps): DueSource {
     nextDue(now) {
       if (!deps.schedule()) return undefined;
       const at = read()?.nextAt;
-      return at !== undefined && at > now ? at : undefined;
+      if (at === undefined) return undefined;
+      const idle = deps.idleAt?.() ?? 0;
+      const start = Math.max(at, idle);
+      return start > now ? start : undefined;
     },
   };
 }

@@ -29,16 +29,65 @@ async function app(config: string, model: ScriptedModel) {
 }
 
 describe('memory tidy in the app', () => {
-  it('never calls the model with an empty config', async () => {
+  it('is on by default with a model: the first pass waits for the next 03:00, nothing runs at start', async () => {
     const model = new ScriptedModel();
-    const wren = await app('{}\n', model);
-    expect(wren.config().memory.tidy).toBeUndefined();
+    const wren = await app('agent:\n  timezone: UTC\n', model);
+    expect(wren.config().memory.dream.every).toBe('0 3 * * *');
+    const before = Date.now();
     expect(wren.proactive.start()).toBe(true);
     await wren.proactive.stop(1000);
     expect(model.requests).toEqual([]);
     expect(wren.proactive.outbox.runsOf('tidy', 'memory')).toEqual([]);
-    expect(wren.settings.get('memory.tidy.schedule')).toBeUndefined();
+    const state = JSON.parse(wren.settings.get('memory.tidy.schedule')!) as { nextAt: number };
+    const next = new Date(state.nextAt);
+    expect([next.getUTCHours(), next.getUTCMinutes()]).toEqual([3, 0]);
+    expect(state.nextAt).toBeGreaterThan(before);
+    expect(state.nextAt - before).toBeLessThanOrEqual(24 * 60 * 60_000);
     expect(readFileSync(join(wren.config().workspace, 'MEMORY.md'), 'utf8')).toBe(BEFORE);
+  });
+
+  it('stays off with `dream.every: off`, and without any model', async () => {
+    const model = new ScriptedModel();
+    const off = await app('memory:\n  dream:\n    every: "off"\n', model);
+    expect(off.config().memory.dream.every).toBeUndefined();
+    off.proactive.start();
+    await off.proactive.stop(1000);
+    expect(off.settings.get('memory.tidy.schedule')).toBeUndefined();
+
+    const bare = await createApp({
+      home: makeHome('{}\n'),
+      probeLocalModels: false,
+      env: { PATH: process.env['PATH'] },
+    });
+    apps.push(bare);
+    bare.proactive.start();
+    await bare.proactive.stop(1000);
+    expect(bare.settings.get('memory.tidy.schedule')).toBeUndefined();
+    expect(model.requests).toEqual([]);
+  });
+
+  it('waits for the owner to be idle before a due pass, and runs once they are', async () => {
+    const model = new ScriptedModel().script(
+      { text: 'Hello.' },
+      { toolCalls: [{ name: 'save_tidy', arguments: { memory_md: TIDIED } }] },
+    );
+    const wren = await app('agent:\n  timezone: UTC\nmemory:\n  dream:\n    idle_minutes: 0\n', model);
+    wren.settings.set(
+      'memory.tidy.schedule',
+      JSON.stringify({ every: '0 3 * * *', timezone: 'UTC', nextAt: Date.now() - 60_000 }),
+    );
+    // With an idle wait of 0 the owner's turn does not hold the pass back.
+    await wren.bus.request({
+      id: 'm1',
+      channel: 'cli',
+      senderId: 'owner',
+      fromOwner: true,
+      chatId: 't',
+      text: 'hi',
+    });
+    wren.proactive.start();
+    await waitFor(() => wren.proactive.outbox.feed().length > 0);
+    expect(readFileSync(join(wren.config().workspace, 'MEMORY.md'), 'utf8')).toBe(TIDIED);
   });
 
   it('runs a due slot through the scheduler with the configured model tag and records its usage', async () => {

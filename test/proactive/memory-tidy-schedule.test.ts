@@ -52,6 +52,8 @@ interface EngineOptions {
   every?: string;
   timezone?: string;
   onStage?: (stage: TidyStage) => void | Promise<void>;
+  /** When the owner has been idle long enough (see TidySourceDeps.idleAt). */
+  idleAt?: () => number | undefined;
 }
 
 /** One process's scheduler: the tidy source and its runner, a model, and a channel that records deliveries. */
@@ -91,6 +93,7 @@ function engine(
     schedule: () => (state.every ? { every: state.every, timezone: options.timezone ?? 'UTC' } : undefined),
     settings: new SettingsRepository(place.db),
     outbox,
+    ...(options.idleAt ? { idleAt: options.idleAt } : {}),
   });
   // The loop wakes only when a source says something is due (its own 30 s look-around is left out).
   const loop = new Scheduler({
@@ -110,7 +113,7 @@ function engine(
 }
 
 describe('memory tidy on the scheduler', () => {
-  it('is off by default: no model call, no claim, nothing stored, ever', async () => {
+  it('is off without a schedule (dream.every: off, or no model): no model call, no claim, nothing stored', async () => {
     const place = home();
     const clock = new FakeClock(Date.parse('2026-06-01T12:00:00Z'));
     const model = new ScriptedModel();
@@ -152,7 +155,7 @@ describe('memory tidy on the scheduler', () => {
     expect(place.read('MEMORY.md')).toBe(TIDIED);
     expect(place.read('HISTORY.md')).toContain('## 2026-06-02 03:00 · memory tidy');
     expect(outbox.feed()).toMatchObject([
-      { kind: 'tidy', title: 'Memory tidy', quiet: true, failed: false, late: false },
+      { kind: 'tidy', title: 'Dream', quiet: true, failed: false, late: false },
     ]);
     expect(outbox.feed()[0]!.text).toMatch(
       /^Tidied MEMORY\.md: merged 2 lines into 1 and dropped 1 contradicted line\./,
@@ -165,6 +168,41 @@ describe('memory tidy on the scheduler', () => {
     expect(runs()[0]).toMatchObject({ state: 'done', outcome: 'quiet' });
     expect(model.requests).toHaveLength(1);
     expect(outbox.feed()).toHaveLength(1);
+  });
+
+  it('holds a due pass while the owner is active and runs it once they have been idle', async () => {
+    const place = home();
+    const clock = new FakeClock(Date.parse('2026-06-01T12:00:00Z'));
+    const model = new ScriptedModel().script(saveTidy(TIDIED));
+    let idleAt: number | undefined;
+    const { loop, pass, runs } = engine(place, clock, model, { every: '0 3 * * *', idleAt: () => idleAt });
+    loop.start();
+    await pass(14 * HOUR); // 02:00
+    // The owner chats at 02:50: with a 30-minute wait, the 03:00 pass may start at 03:20.
+    idleAt = Date.parse('2026-06-02T03:20:00Z');
+    await pass(61 * MINUTE); // 03:01
+    expect(runs()).toEqual([]);
+    expect(model.requests).toEqual([]);
+    await pass(18 * MINUTE); // 03:19
+    expect(runs()).toEqual([]);
+    await pass(2 * MINUTE); // 03:21
+    expect(runs()).toHaveLength(1);
+    expect(runs()[0]!.dueAt).toBe(Date.parse('2026-06-02T03:00:00Z'));
+    expect(place.read('MEMORY.md')).toBe(TIDIED);
+  });
+
+  it('runs at most one pass per day of the owner’s, even on an hourly schedule', async () => {
+    const place = home();
+    const clock = new FakeClock(Date.parse('2026-06-01T12:00:00Z'));
+    const model = new ScriptedModel().script(saveTidy(TIDIED));
+    const { loop, pass, runs } = engine(place, clock, model, { every: '0 * * * *' });
+    loop.start();
+    await pass(2 * DAY + 30 * MINUTE); // 12:00 on June 1 → 12:30 on June 3
+    expect(
+      runs()
+        .map((run) => new Date(run.dueAt).toISOString())
+        .sort(),
+    ).toEqual(['2026-06-01T13:00:00.000Z', '2026-06-02T00:00:00.000Z', '2026-06-03T00:00:00.000Z']);
   });
 
   it('records a refused answer in the feed, marked failed, and sends it nowhere else', async () => {

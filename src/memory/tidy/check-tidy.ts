@@ -6,13 +6,23 @@ import { contentWords, type FactLine, negations, type ParsedMemory, parseMemory 
 export interface TidyChanges {
   /** New lines, each from two or more old ones. */
   merged: Array<{ into: string; from: string[] }>;
-  /** Old lines dropped: said again by `by` (duplicate), or contradicted by the newer `by` (superseded). */
-  removed: Array<{ line: string; reason: 'duplicate' | 'superseded'; by: string }>;
+  /**
+   * Old lines dropped: said again by `by` (duplicate), contradicted by the newer `by` (superseded), or a
+   * one-off whose dates are all past (stale: `by` is empty).
+   */
+  removed: Array<{ line: string; reason: 'duplicate' | 'superseded' | 'stale'; by: string }>;
 }
 
 export type TidyVerdict =
   | { ok: true; unchanged: true }
-  | { ok: true; unchanged: false; text: string; changes: TidyChanges }
+  | {
+      ok: true;
+      unchanged: false;
+      text: string;
+      changes: TidyChanges;
+      /** The keys (normalizeFact) of the original items the answer keeps. */
+      kept: string[];
+    }
   | { ok: false; reason: string };
 
 export interface CheckTidyOptions {
@@ -23,6 +33,8 @@ export interface CheckTidyOptions {
   ages: readonly FactAge[];
   /** The model's word on which line replaces a dropped one (a hint: it must still be newer). */
   replacedBy?: ReadonlyArray<{ line: string; replacedBy: string }>;
+  /** Keys (normalizeFact) of items that may be dropped as past one-offs (the caller checked their dates). */
+  stale?: ReadonlySet<string>;
 }
 
 interface OutputFact {
@@ -49,8 +61,9 @@ const overlap = (a: ReadonlySet<string>, b: ReadonlySet<string>) =>
  *   written back), or a merge: its sources are the dropped items it covers at least half of, it has two or
  *   more of them, every word of it (but connectors such as "and", "the") comes from them — so no new name,
  *   number, date, link, address or instruction — and it keeps every negation they have.
- * - Every other dropped item is either said by a remaining item (all its words are there: a duplicate) or
- *   replaced by a newer item (see isNewer): the one the model named, or one that shares a word with it.
+ * - Every other dropped item is either said by a remaining item (all its words are there: a duplicate),
+ *   replaced by a newer item (see isNewer): the one the model named, or one that shares a word with it, or
+ *   one of `stale` (a past one-off the caller vouched for).
  *
  * Pure; `ok: false` carries the first reason, for the owner.
  */
@@ -93,7 +106,9 @@ export function checkTidy(options: CheckTidyOptions): TidyVerdict {
   );
   for (const fact of consumed) {
     if (mergedAway.has(fact)) continue;
-    const removal = justifyRemoval(fact, ageOf(fact), outputs, named.get(fact.key));
+    const removal = options.stale?.has(fact.key)
+      ? { line: fact.text, reason: 'stale' as const, by: '' }
+      : justifyRemoval(fact, ageOf(fact), outputs, named.get(fact.key));
     if (typeof removal === 'string') return { ok: false, reason: removal };
     changes.removed.push(removal);
   }
@@ -104,7 +119,8 @@ export function checkTidy(options: CheckTidyOptions): TidyVerdict {
       changes.removed.push({ line: copy.text, reason: 'duplicate', by: copies[0]!.text });
   }
   if (changes.merged.length === 0 && changes.removed.length === 0) return { ok: true, unchanged: true };
-  return { ok: true, unchanged: false, text: render(before, after, outputs), changes };
+  const kept = [...emitted].filter((key) => originals.has(key));
+  return { ok: true, unchanged: false, text: render(before, after, outputs), changes, kept };
 }
 
 function checkStructure(before: readonly string[], after: readonly string[]): string | undefined {

@@ -163,10 +163,11 @@ describe('MemoryTidy', () => {
 
     write('MEMORY.md', BEFORE);
     model.script({ stopReason: 'error' }, saveTidy(BEFORE));
-    expect(await tidy.run(KEY)).toMatchObject({
-      status: 'failed',
-      text: 'Memory tidy could not run: scripted failure. MEMORY.md is unchanged.',
-    });
+    const failed = await tidy.run(KEY);
+    expect(failed.status).toBe('failed');
+    expect(failed.text).toMatch(
+      /^Memory tidy could not run: scripted failure\. MEMORY\.md is unchanged\.\nUsed \d+ of 24,000 tokens in 1 model call\.$/,
+    );
     // A failure is tried again at the next slot; an unchanged answer is not asked again.
     expect(await tidy.run('tidy:2026-06-03T03:00:00.000Z')).toMatchObject({ status: 'unchanged' });
     expect(await tidy.run('tidy:2026-06-04T03:00:00.000Z')).toMatchObject({ status: 'unchanged' });

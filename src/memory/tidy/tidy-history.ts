@@ -19,11 +19,18 @@ export function tidySummary(changes: TidyChanges): string {
   const parts: string[] = [];
   const sources = changes.merged.reduce((sum, merge) => sum + merge.from.length, 0);
   if (sources > 0) parts.push(`merged ${plural(sources, 'line')} into ${changes.merged.length}`);
-  const duplicates = changes.removed.filter((removal) => removal.reason === 'duplicate').length;
-  const superseded = changes.removed.length - duplicates;
-  if (duplicates > 0) parts.push(`dropped ${plural(duplicates, 'duplicate line')}`);
-  if (superseded > 0)
-    parts.push(`${duplicates > 0 ? '' : 'dropped '}${plural(superseded, 'contradicted line')}`);
+  const count = (reason: string) => changes.removed.filter((removal) => removal.reason === reason).length;
+  const dropped = [
+    [count('duplicate'), 'duplicate line'],
+    [count('superseded'), 'contradicted line'],
+    [count('stale'), 'past one-off line'],
+  ] as const;
+  let first = true;
+  for (const [number, word] of dropped) {
+    if (number === 0) continue;
+    parts.push(`${first ? 'dropped ' : ''}${plural(number, word)}`);
+    first = false;
+  }
   return parts.join(', ').replace(/, ([^,]*)$/, ' and $1');
 }
 
@@ -34,18 +41,34 @@ export function tidyDiff(changes: TidyChanges): string[] {
     ...changes.removed.map((removal) =>
       removal.reason === 'duplicate'
         ? `- dropped ${bare(removal.line)} (said by ${bare(removal.by)})`
-        : `- dropped ${bare(removal.line)} (replaced by the newer ${bare(removal.by)})`,
+        : removal.reason === 'stale'
+          ? `- dropped ${bare(removal.line)} (a one-off whose dates are past)`
+          : `- dropped ${bare(removal.line)} (replaced by the newer ${bare(removal.by)})`,
     ),
   ];
 }
 
 /** The HISTORY.md entry of a tidy: heading, marker, a summary and the diff. */
-export function tidyHistoryEntry(options: { stamp: string; key: string; changes: TidyChanges }): string {
+export function tidyHistoryEntry(options: {
+  stamp: string;
+  key: string;
+  changes: TidyChanges;
+  /** Dream's proposals of this pass (`#id`, the line, the target file). */
+  proposals?: ReadonlyArray<{ id: number; text: string; file: string }>;
+}): string {
+  const changed = options.changes.merged.length + options.changes.removed.length > 0;
   return [
     `## ${options.stamp} · memory tidy`,
     tidyMarker(options.key),
-    `Tidied MEMORY.md: ${tidySummary(options.changes)}. \`wren memory undo-tidy\` restores the file as it was before.`,
+    ...(changed
+      ? [
+          `Tidied MEMORY.md: ${tidySummary(options.changes)}. \`wren memory undo-tidy\` restores the file as it was before.`,
+        ]
+      : []),
     ...tidyDiff(options.changes),
+    ...(options.proposals ?? []).map(
+      (proposal) => `- proposed moving ${bare(proposal.text)} to ${proposal.file} (proposal #${proposal.id})`,
+    ),
     '',
   ].join('\n');
 }

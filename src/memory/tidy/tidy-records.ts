@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SettingsStore } from '../../store/ports.js';
+import type { DreamMove } from '../dream/dream-moves.js';
 import type { TidyChanges } from './check-tidy.js';
 
 /** The last tidy that changed MEMORY.md: enough to finish it after a crash and to undo it. */
@@ -14,12 +15,21 @@ export interface TidyRecord {
   after: string;
   afterHash: string;
   changes: TidyChanges;
+  /** Dream's proposed moves (added to the proposals when the record is applied; a replay adds none twice). */
+  moves?: DreamMove[];
+  /** What the pass refused or ignored, for the feed. */
+  notes?: string[];
+  /** Model calls and tokens the pass used, and its budget. */
+  usage?: { calls: number; tokens: number; budget: number; deferred: number };
   /** Set by `wren memory undo-tidy`. */
   undoneAt?: number;
 }
 
 const LAST = 'memory.tidy.last';
 const CHECKED = 'memory.tidy.checked';
+const SETTLED = 'memory.tidy.settled';
+/** Chunk hashes kept at most (the oldest are forgotten: the worst case is one call too many). */
+const SETTLED_MAX = 256;
 
 /** SHA-256 of a text, as readSnapshot computes it. */
 export const textHash = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -60,5 +70,17 @@ export class TidyRecords {
 
   setChecked(hash: string): void {
     this.settings.set(CHECKED, hash);
+  }
+
+  /** Hashes of MEMORY.md chunks Dream looked at and would get the same answer for. */
+  settled(): Set<string> {
+    const raw = this.settings.get(SETTLED);
+    return new Set(raw === undefined ? [] : (JSON.parse(raw) as string[]));
+  }
+
+  addSettled(hashes: readonly string[]): void {
+    if (hashes.length === 0) return;
+    const all = [...this.settled(), ...hashes];
+    this.settings.set(SETTLED, JSON.stringify([...new Set(all)].slice(-SETTLED_MAX)));
   }
 }
