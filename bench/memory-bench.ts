@@ -1,10 +1,12 @@
 /**
  * Memory benchmark: prompt tokens per turn over a 200-turn scripted conversation with consolidation on
- * (they must plateau, not grow), and what consolidation costs per consolidated message.
+ * (they must plateau, not grow), what consolidation costs per consolidated message, and MEMORY.md's size
+ * before and after one Dream pass (each consolidation adds new values of three of 12 attributes, so values
+ * pile up and contradict; the Dream model keeps the newest of each, as checkTidy allows).
  *   npx tsx bench/memory-bench.ts
  * Model: in-process, 8k window, answers at once; a consolidation answers with a save_memory call.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentRuntime } from '../src/agent/agent-runtime.js';
@@ -16,6 +18,8 @@ import { estimateRequestTokens, estimateTokens } from '../src/llm/token-estimate
 import type { ChatModel, ModelEvent, ModelRequest } from '../src/llm/types.js';
 import { createMemory } from '../src/memory/create-memory.js';
 import { DEFAULT_MEMORY_CONFIG } from '../src/memory/memory-config.js';
+import { parseMemory } from '../src/memory/tidy/fact-lines.js';
+import { MemoryTidy } from '../src/memory/tidy/memory-tidy.js';
 import { openDatabase } from '../src/store/open-database.js';
 import { openStores } from '../src/store/open-stores.js';
 import { SqliteSessionStore } from '../src/store/sqlite-session-store.js';
@@ -27,6 +31,11 @@ export interface MemoryBenchResult {
   consolidationTokensPerTurn: number;
   consolidations: number;
   consolidatedMessages: number;
+  /** MEMORY.md after the 200 turns and after one Dream pass: characters and facts. */
+  memoryChars: { before: number; after: number; budget: number };
+  memoryFacts: { before: number; after: number };
+  /** Tokens and model calls of the Dream pass. */
+  dream: { tokens: number; calls: number; status: string };
 }
 
 const LIMITS = { contextWindow: 8_000, maxOutputTokens: 1_000 };
@@ -42,6 +51,8 @@ export async function runMemoryBench(turns = 200): Promise<MemoryBenchResult> {
   let consolidationTokens = 0;
   let consolidations = 0;
   let fact = 0;
+  let dreamCalls = 0;
+  let dreamTokens = 0;
   const model: ChatModel = {
     limits: () => LIMITS,
     async *stream(request: ModelRequest): AsyncIterable<ModelEvent> {
@@ -51,7 +62,10 @@ export async function runMemoryBench(turns = 200): Promise<MemoryBenchResult> {
         const args = JSON.stringify({
           history_entry: `Discussed topics up to fact ${fact}. Decisions recorded; nothing open.`,
           summary: `The owner and Wren discussed a series of topics (${fact} facts so far); the latest concern project planning.`,
-          memory_add: [`Fact number ${++fact} about the owner.`],
+          memory_add: Array.from(
+            { length: 3 },
+            () => `The owner's attribute ${++fact % ATTRIBUTES} is value ${fact}.`,
+          ),
         });
         const output = estimateTokens(args);
         consolidationTokens += input + output;
@@ -60,6 +74,22 @@ export async function runMemoryBench(turns = 200): Promise<MemoryBenchResult> {
           result: {
             text: '',
             toolCalls: [{ id: `c${consolidations}`, name: 'save_memory', arguments: args }],
+            stopReason: 'tool_calls',
+            usage: { inputTokens: input, outputTokens: output },
+          },
+        };
+        return;
+      }
+      if (request.tools?.some((tool) => tool.name === 'save_tidy')) {
+        dreamCalls++;
+        const args = JSON.stringify(newestWins(String(request.messages[0]?.content ?? '')));
+        const output = estimateTokens(args);
+        dreamTokens += input + output;
+        yield {
+          type: 'done',
+          result: {
+            text: '',
+            toolCalls: [{ id: `d${dreamCalls}`, name: 'save_tidy', arguments: args }],
             stopReason: 'tool_calls',
             usage: { inputTokens: input, outputTokens: output },
           },
@@ -128,6 +158,17 @@ export async function runMemoryBench(turns = 200): Promise<MemoryBenchResult> {
   const consolidated = memory.consolidator
     .status()
     .reduce((sum, entry) => sum + entry.consolidatedMessages, 0);
+  const memoryPath = join(workspace, 'MEMORY.md');
+  const before = readFileSync(memoryPath, 'utf8');
+  const tidy = new MemoryTidy({
+    stores: openStores(db),
+    model,
+    workspace: () => workspace,
+    config: () => DEFAULT_MEMORY_CONFIG,
+    timezone: () => 'UTC',
+  });
+  const dream = await tidy.run('tidy:bench');
+  const after = readFileSync(memoryPath, 'utf8');
   db.close();
   rmSync(dir, { recursive: true, force: true });
   return {
@@ -135,7 +176,37 @@ export async function runMemoryBench(turns = 200): Promise<MemoryBenchResult> {
     consolidationTokensPerTurn: consolidated ? Math.round(consolidationTokens / consolidated) : 0,
     consolidations,
     consolidatedMessages: consolidated,
+    memoryChars: {
+      before: before.length,
+      after: after.length,
+      budget: DEFAULT_MEMORY_CONFIG.memoryPromptChars,
+    },
+    memoryFacts: { before: parseMemory(before).facts.length, after: parseMemory(after).facts.length },
+    dream: { tokens: dreamTokens, calls: dreamCalls, status: dream.status },
   };
+}
+
+/** Attributes the scripted consolidation cycles through (each new value contradicts the last). */
+const ATTRIBUTES = 12;
+
+/** The Dream answer of a model that keeps the newest value of each attribute (later lines are newer). */
+function newestWins(user: string): {
+  memory_md: string;
+  dropped: Array<{ line: string; replaced_by: string }>;
+} {
+  const lines = (user.split('<memory-md>\n')[1] ?? '').split('\n</memory-md>')[0]!.split('\n');
+  const attribute = (line: string) => /^- The owner's attribute (\d+) is/.exec(line)?.[1];
+  const newest = new Map<string, string>();
+  for (const line of lines) {
+    const key = attribute(line);
+    if (key) newest.set(key, line);
+  }
+  const dropped = lines.flatMap((line) => {
+    const key = attribute(line);
+    return key && newest.get(key) !== line ? [{ line, replaced_by: newest.get(key)! }] : [];
+  });
+  const gone = new Set(dropped.map((item) => item.line));
+  return { memory_md: lines.filter((line) => !gone.has(line)).join('\n'), dropped };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -147,5 +218,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   );
   console.log(
     `consolidations ${result.consolidations}, messages consolidated ${result.consolidatedMessages}, tokens per consolidated message ${result.consolidationTokensPerTurn}`,
+  );
+  console.log(
+    `MEMORY.md ${result.memoryChars.before} chars (${result.memoryFacts.before} facts) → ${result.memoryChars.after} chars (${result.memoryFacts.after} facts) after Dream (${result.dream.status}, ${result.dream.tokens} tokens in ${result.dream.calls} calls); prompt cap ${result.memoryChars.budget}`,
   );
 }

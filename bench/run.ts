@@ -338,6 +338,11 @@ row(
   '—',
 );
 row(
+  'MEMORY.md after 200 turns → Dream',
+  `${conversation.memoryChars.before} → ${conversation.memoryChars.after} chars (${conversation.memoryFacts.before} → ${conversation.memoryFacts.after} facts), ${conversation.dream.tokens} tokens in ${conversation.dream.calls} call${conversation.dream.calls === 1 ? '' : 's'}`,
+  `≤ ${conversation.memoryChars.budget} chars`,
+);
+row(
   '"hi" with 10 MCP servers',
   `${mcp.ten.tokens} vs ${mcp.none.tokens} (+${mcp.overheadPercent.toFixed(1)} %)`,
   '< +10 %',
