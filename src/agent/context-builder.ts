@@ -24,6 +24,12 @@ export interface ContextBuilderOptions {
   summaryChars?: number;
   /** Told each workspace file's text when it is (re-)read, i.e. when it changed on disk (file history). */
   onFileRead?: (name: string, text: string) => void;
+  /**
+   * The vault's names with where each may go (never a value), one `NAME (hosts a.example)` each; read at
+   * every owner `system()` call (part of the stable block: it changes only when the vault does). Absent or
+   * empty: no vault section, so a home without secrets pays nothing.
+   */
+  vaultNames?: () => readonly string[];
 }
 
 /** What the builder needs to know about the session a prompt is for. */
@@ -55,6 +61,12 @@ function section(title: string, text: string, cap = FILE_CAP_CHARS, more = 'in t
   return `\n\n<${title}>\n${capped}\n</${title}>`;
 }
 
+/** The owner's vault as the model may know it: the names it can reference, never a value. */
+function vaultSection(names: readonly string[]): string {
+  if (names.length === 0) return '';
+  return `\n\n<vault>\nSecrets you can put in exec env, web_fetch headers or URL, and MCP arguments as {{vault:NAME}}; you never see their values: ${names.join(', ')}\n</vault>`;
+}
+
 /**
  * Builds the system prompt as blocks, most stable first, so provider prompt caches hit:
  * 1. base + SOUL.md + AGENTS.md + USER.md (left out while it holds the starter text) + skills — changes only
@@ -82,7 +94,8 @@ export class ContextBuilder {
       section('soul', this.files.read('SOUL.md')) +
       section('standing-instructions', this.files.read('AGENTS.md')) +
       section('about-owner', this.written('USER.md')) +
-      (this.options.skills?.() ?? '');
+      (this.options.skills?.() ?? '') +
+      vaultSection(this.options.vaultNames?.() ?? []);
     const blocks: ModelRequest['system'] = [{ text: stable, cache: true }];
     const memory =
       section(

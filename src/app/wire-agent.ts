@@ -60,6 +60,16 @@ export interface AgentWiring {
   reloadContext(config: WrenConfig): void;
 }
 
+/** `NAME (hosts a, b; programs c)` for each vault secret, by name: what the prompt names (no values). */
+function vaultNames(vault: Stores['vault']): string[] {
+  return vault.list().map((secret) => {
+    const where = Object.entries(secret.bindings)
+      .filter(([, list]) => Array.isArray(list) && list.length > 0)
+      .map(([kind, list]) => `${kind} ${(list as string[]).join(', ')}`);
+    return where.length > 0 ? `${secret.name} (${where.join('; ')})` : secret.name;
+  });
+}
+
 /**
  * Part of the composition root: builds the gate over the stores, memory (its tools registered), subagents,
  * the message tools and the agent runtime, and starts the runtime on the bus.
@@ -119,6 +129,7 @@ export function wireAgent(deps: AgentWiringDeps): AgentWiring {
       timezone: current.agent.timezone,
       ...memory.contextOptions(),
       guestSkills: () => memory.skills.guestSection(current.gate.nonOwner.skills),
+      vaultNames: () => vaultNames(stores.vault),
     });
   let context = contextFor(config());
   const runtime = new AgentRuntime({

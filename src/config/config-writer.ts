@@ -166,3 +166,16 @@ export function setEnvVar(home: string, name: string, value: string): void {
   if (!replaced) out.push(line);
   writeFileAtomic(file, `${out.join('\n')}\n`, 0o600);
 }
+
+/** Removes every `NAME=` line from `<home>/.env` (atomically, mode 0600); false when there was none. */
+export function unsetEnvVar(home: string, name: string): boolean {
+  const file = join(home, '.env');
+  const existing = readConfigFile(file);
+  if (existing === undefined || !ENV_NAME.test(name)) return false;
+  const matcher = new RegExp(`^\\s*(?:export\\s+)?${name}\\s*=`);
+  const lines = existing.replace(/\n$/, '').split('\n');
+  const kept = lines.filter((line) => !matcher.test(line));
+  if (kept.length === lines.length) return false;
+  writeFileAtomic(file, kept.length > 0 ? `${kept.join('\n')}\n` : '', 0o600);
+  return true;
+}

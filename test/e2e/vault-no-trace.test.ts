@@ -164,6 +164,8 @@ describe('a vault secret (the real wren start)', () => {
     expect(seen[0]!.url).toBe(`/api?key=${encodeURIComponent(VALUE)}`);
     const prompts = JSON.stringify(llm.requests.map((request) => request.body));
     expect(prompts).toContain(createHash('sha256').update(VALUE).digest('hex'));
+    // The model is told the name and where it may go, never the value.
+    expect(prompts).toContain('API_TOKEN (hosts 127.0.0.1; programs printf, sha256sum, base64, yes, head)');
     expect(prompts).toContain('plain=[redacted]');
     expect(prompts).toContain('base64=[redacted]');
     expect(prompts).toContain('url=[redacted]');

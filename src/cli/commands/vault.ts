@@ -135,11 +135,58 @@ export async function runVaultRemove(
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** `wren vault set|list|rm`. */
+const PLACES = {
+  environment: 'the environment (WREN_SECRET_KEY)',
+  '.env': '.env (mode 0600)',
+  keyring: 'the OS keyring',
+};
+
+/**
+ * `wren vault key [--to keyring|env]`: where the sealing key lives, or moves it. Exit 0, 1 when the move
+ * failed (no keyring, the key set in the environment, the keyring refused), 2 for a bad `--to`.
+ */
+export async function runVaultKey(options: {
+  home: string;
+  to?: string;
+  env?: NodeJS.ProcessEnv;
+  io?: Pick<VaultCommandIo, 'stdout' | 'stderr'>;
+}): Promise<number> {
+  const io = options.io ?? defaultIo();
+  const env = options.env ?? process.env;
+  const { moveSecretKey, secretKeyPlace } = await import('../../config/secret-key.js');
+  if (options.to !== undefined) {
+    if (options.to !== 'keyring' && options.to !== 'env') {
+      io.stderr.write('wren: --to takes keyring or env\n');
+      return EXIT.usage;
+    }
+    try {
+      moveSecretKey(options.home, options.to, env);
+    } catch (error) {
+      io.stderr.write(`wren: ${(error as Error).message}\n`);
+      return EXIT.failed;
+    }
+  }
+  const { place, keyring } = secretKeyPlace(options.home, env);
+  io.stdout.write(
+    `${place ? `The key that seals the vault is in ${PLACES[place]}.` : 'No key yet: the first secret makes one in .env.'}\n`,
+  );
+  io.stdout.write(
+    keyring
+      ? place === 'keyring'
+        ? 'Back it up: a copy of wren.db cannot be opened without it (`wren vault key --to env` puts it back in .env).\n'
+        : `This machine has a keyring (${keyring}): \`wren vault key --to keyring\` moves the key there, out of .env.\n`
+      : 'This machine has no OS keyring Wren can use (secret-tool on Linux, security on macOS).\n',
+  );
+  return EXIT.ok;
+}
+
+/** `wren vault set|list|rm|key`. */
 export function registerVaultCommands(program: Command, home: () => string): void {
   const group = program
     .command('vault')
-    .description('secrets tools use as {{vault:NAME}} without the model ever seeing them: set, list, rm');
+    .description(
+      'secrets tools use as {{vault:NAME}} without the model ever seeing them: set, list, rm, key',
+    );
   group
     .command('set <name> [value...]')
     .description(
@@ -167,6 +214,13 @@ export function registerVaultCommands(program: Command, home: () => string): voi
     .option('--json', 'machine-readable output')
     .action(async (options: { json?: boolean }) => {
       process.exitCode = await runVaultList({ home: home(), ...options });
+    });
+  group
+    .command('key')
+    .description('where the key that seals the vault lives; --to keyring|env moves it')
+    .option('--to <place>', 'keyring (the OS keyring) or env (<home>/.env)')
+    .action(async (options: { to?: string }) => {
+      process.exitCode = await runVaultKey({ home: home(), ...(options.to ? { to: options.to } : {}) });
     });
   group
     .command('rm <name>')
