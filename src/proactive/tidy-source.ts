@@ -113,6 +113,8 @@ export function tidySource(deps: TidySourceDeps): DueSource {
 
   return {
     name: 'tidy',
+    // Wren's own upkeep: it wakes the loop but is not what the owner sees as "next due".
+    housekeeping: true,
     claimDue(now) {
       // A broken schedule must not keep the sources after this one from claiming.
       try {

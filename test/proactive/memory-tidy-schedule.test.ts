@@ -183,6 +183,9 @@ describe('memory tidy on the scheduler', () => {
     await pass(61 * MINUTE); // 03:01
     expect(runs()).toEqual([]);
     expect(model.requests).toEqual([]);
+    // The loop wakes for it at 03:20, but the owner's "next due" never shows Wren's upkeep.
+    expect(loop.nextDue()).toBe(Date.parse('2026-06-02T03:20:00Z'));
+    expect(loop.nextDue(clock.now(), { housekeeping: false })).toBeUndefined();
     await pass(18 * MINUTE); // 03:19
     expect(runs()).toEqual([]);
     await pass(2 * MINUTE); // 03:21
