@@ -83,14 +83,7 @@ export function wireProactive(options: ProactiveWiringOptions): ProactiveWiring 
   const cronDefaults = () => ({ timezone: timezone(), deliverTo: config().proactive.deliverTo });
   const goals = createGoals(stores.goals, { timezone });
   let triggersDue: (() => void) | undefined;
-  const tidy = wireMemoryTidy({
-    stores,
-    model: options.model,
-    hasModel: options.hasModel,
-    bus,
-    config,
-    logger,
-  });
+  const tidy = wireMemoryTidy(options);
   const retention = () => config().retention;
   const briefing = wireBriefing({ ...options, timezone, outbox: () => proactive.outbox });
   const calendars = createCalendarFeature({

@@ -88,8 +88,18 @@ const buffers = () => {
   return {
     out,
     io: {
-      stdout: { write: (text: string) => ((out.stdout += text), true) },
-      stderr: { write: (text: string) => ((out.stderr += text), true) },
+      stdout: {
+        write: (text: string) => {
+          out.stdout += text;
+          return true;
+        },
+      },
+      stderr: {
+        write: (text: string) => {
+          out.stderr += text;
+          return true;
+        },
+      },
     },
   };
 };
