@@ -67,33 +67,17 @@ export async function runMemoryBench(turns = 200): Promise<MemoryBenchResult> {
             () => `The owner's attribute ${++fact % ATTRIBUTES} is value ${fact}.`,
           ),
         });
-        const output = estimateTokens(args);
-        consolidationTokens += input + output;
-        yield {
-          type: 'done',
-          result: {
-            text: '',
-            toolCalls: [{ id: `c${consolidations}`, name: 'save_memory', arguments: args }],
-            stopReason: 'tool_calls',
-            usage: { inputTokens: input, outputTokens: output },
-          },
-        };
+        const done = toolCallDone(`c${consolidations}`, 'save_memory', args, input);
+        consolidationTokens += input + done.result.usage.outputTokens;
+        yield done;
         return;
       }
       if (request.tools?.some((tool) => tool.name === 'save_tidy')) {
         dreamCalls++;
         const args = JSON.stringify(newestWins(String(request.messages[0]?.content ?? '')));
-        const output = estimateTokens(args);
-        dreamTokens += input + output;
-        yield {
-          type: 'done',
-          result: {
-            text: '',
-            toolCalls: [{ id: `d${dreamCalls}`, name: 'save_tidy', arguments: args }],
-            stopReason: 'tool_calls',
-            usage: { inputTokens: input, outputTokens: output },
-          },
-        };
+        const done = toolCallDone(`d${dreamCalls}`, 'save_tidy', args, input);
+        dreamTokens += input + done.result.usage.outputTokens;
+        yield done;
         return;
       }
       chatPrompts.push(input);
@@ -183,6 +167,19 @@ export async function runMemoryBench(turns = 200): Promise<MemoryBenchResult> {
     },
     memoryFacts: { before: parseMemory(before).facts.length, after: parseMemory(after).facts.length },
     dream: { tokens: dreamTokens, calls: dreamCalls, status: dream.status },
+  };
+}
+
+/** The model's answer as one tool call, its output counted as the arguments' tokens. */
+function toolCallDone(id: string, name: string, args: string, input: number) {
+  return {
+    type: 'done' as const,
+    result: {
+      text: '',
+      toolCalls: [{ id, name, arguments: args }],
+      stopReason: 'tool_calls' as const,
+      usage: { inputTokens: input, outputTokens: estimateTokens(args) },
+    },
   };
 }
 
