@@ -16,12 +16,13 @@ export interface MemoryTidyWiring {
 }
 
 /**
- * How a tidy ends in the outbox: a change is one quiet feed entry (the feed only, no channel); a refusal or
+ * How a tidy ends in the outbox: a change or a proposal is one quiet feed entry (the feed only, no channel); a refusal or
  * a failure is a feed entry marked failed (still no channel); nothing to do leaves no feed entry at all.
  */
 export function tidyOutcome(result: TidyResult): TaskOutcome {
   switch (result.status) {
     case 'tidied':
+    case 'proposed':
       return { outcome: 'quiet', text: result.text };
     case 'refused':
     case 'failed':

@@ -222,6 +222,26 @@ describe('memory tidy on the scheduler', () => {
     expect(delivered).toEqual([]);
   });
 
+  it('puts a pass that only proposed a move in the feed, quiet, naming the proposal', async () => {
+    const place = home();
+    const clock = new FakeClock(Date.parse('2026-06-01T02:59:00Z'));
+    const model = new ScriptedModel().script({
+      toolCalls: [
+        {
+          name: 'save_tidy',
+          arguments: { memory_md: BEFORE, move: [{ line: '- Lives in Munich now.', to: 'USER.md' }] },
+        },
+      ],
+    });
+    const { loop, pass, outbox, delivered } = engine(place, clock, model, { every: '0 3 * * *' });
+    loop.start();
+    await pass(2 * MINUTE);
+    expect(place.read('MEMORY.md')).toBe(BEFORE);
+    expect(outbox.feed()).toMatchObject([{ kind: 'tidy', quiet: true, failed: false }]);
+    expect(outbox.feed()[0]!.text).toContain('"Lives in Munich now." → USER.md');
+    expect(delivered).toEqual([]);
+  });
+
   it('after downtime runs the missed slot once, late, and a run a crash cut short is finished, not doubled', async () => {
     const place = home();
     const clock = new FakeClock(Date.parse('2026-06-01T12:00:00Z'));
