@@ -79,7 +79,7 @@ describe('wren memory undo-tidy', () => {
       code: 1,
       stdout: '',
       stderr:
-        'wren: there is no memory tidy to undo: none has changed MEMORY.md yet (memory.tidy in config.yaml schedules it)\n',
+        'wren: there is no memory tidy to undo: none has changed MEMORY.md yet (memory.dream in config.yaml schedules it)\n',
     });
   });
 

@@ -8,6 +8,7 @@ import { openStores } from '../../store/open-stores.js';
 import { DEFAULT_MEMORY_CONFIG, type DreamConfig } from '../memory-config.js';
 import { parseMemory } from '../tidy/fact-lines.js';
 import { MemoryTidy } from '../tidy/memory-tidy.js';
+import { TidyRecords } from '../tidy/tidy-records.js';
 import { dreamChunks } from './dream-chunks.js';
 import { acceptProposal } from './memory-proposals.js';
 import { isPastOneOff } from './one-off-facts.js';
@@ -116,6 +117,8 @@ describe('Dream', () => {
     const result = await tidy.run(KEY);
     expect(result.status).toBe('proposed');
     expect(read('MEMORY.md')).toBe(MEMORY);
+    // Nothing to undo: a pass that only proposed is not kept as the last tidy.
+    expect(new TidyRecords(stores.settings).last()).toBeUndefined();
     expect(read('SOUL.md')).toBe(SOUL);
     const proposals = stores.memoryProposals.list();
     expect(proposals.map((p) => [p.file, p.text, p.reason])).toEqual([

@@ -148,7 +148,9 @@ export class MemoryTidy {
         deferred: decision.deferred,
       },
     };
-    this.records.saveLast(record);
+    // Only a rewrite is kept as the last tidy (to finish after a crash, and for undo-tidy): a pass that
+    // only proposed leaves the last rewrite undoable, and replaying it adds no proposal twice.
+    if (changed) this.records.saveLast(record);
     await this.options.onStage?.('saved');
     return this.apply(record);
   }

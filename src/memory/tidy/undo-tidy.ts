@@ -42,7 +42,7 @@ export async function undoTidy(options: {
   const stamp = (ms: number) => formatStamp(ms, options.timezone);
   if (!record) {
     throw new UndoTidyError(
-      'there is no memory tidy to undo: none has changed MEMORY.md yet (memory.tidy in config.yaml schedules it)',
+      'there is no memory tidy to undo: none has changed MEMORY.md yet (memory.dream in config.yaml schedules it)',
     );
   }
   const tidiedAt = stamp(record.at);
